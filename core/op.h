@@ -1,0 +1,118 @@
+// Op and run_op: how every op meets devices and autograd.
+// An op is one struct holding its whole contract — forward per device and backward — so
+// grepping its name shows everything (DESIGN.md, "One op, end to end"). Public functions
+// check their inputs, work out output shapes and dtypes, and call run_op, which picks the
+// device kernel and, when grad mode is on and an input requires grad, records a Node.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "ember/autograd/saved_tensor.h"
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+using autograd::SavedTensors;
+
+/// What an op's backward needs kept alive.
+enum class Save { kNothing, kInputs, kOutputs, kBoth };
+
+class Op {
+ public:
+  virtual ~Op() = default;
+  /// PyTorch's op name ("mul"); the Node is named "MulBackward0" from it.
+  virtual const char* name() const = 0;
+  /// Forward on CPU. Outputs arrive allocated with their final shape and dtype
+  /// (possibly strided, for in-place ops on views).
+  virtual void cpu(const TensorList& in, TensorList& out) const = 0;
+  /// Forward on CUDA; by default the op has no CUDA kernel.
+  virtual void cuda(const TensorList& in, TensorList& out) const;
+  /// Gradients of the inputs given gradients of the outputs (an undefined gradient for an
+  /// output that received none is replaced by zeros before this is called). Built from
+  /// public ops, so double backward comes free. Return undefined for inputs that need none.
+  virtual TensorList backward(const SavedTensors& saved, const TensorList& grads) const;
+  virtual Save saves() const { return Save::kInputs; }
+  /// Whether out = f(in) may be computed with out aliasing in[0] (elementwise ops).
+  virtual bool elementwise() const { return false; }
+};
+
+/// A one-input, one-output op.
+class UnaryOp : public Op {
+ public:
+  virtual void cpu(const Tensor& x, Tensor& out) const = 0;
+  virtual void cuda(const Tensor& x, Tensor& out) const;
+  virtual Tensor backward(const SavedTensors& saved, const Tensor& grad) const;
+  void cpu(const TensorList& in, TensorList& out) const final { cpu(in[0], out[0]); }
+  void cuda(const TensorList& in, TensorList& out) const final { cuda(in[0], out[0]); }
+  TensorList backward(const SavedTensors& s, const TensorList& g) const final { return {backward(s, g[0])}; }
+};
+
+/// Shape and dtype of one output run_op allocates.
+struct OutSpec {
+  DimVector sizes;
+  ScalarType dtype;
+};
+
+namespace detail {
+Device check_same_device(const TensorList& inputs, const char* op_name);
+TensorList allocate_outputs(const std::vector<OutSpec>& specs, Device device);
+void run_forward(const Op& op, Device device, const TensorList& in, TensorList& out);
+bool should_record(const TensorList& inputs);
+void record(std::shared_ptr<Op> op, const TensorList& inputs, TensorList& outputs);
+void record_view(std::shared_ptr<Op> op, const Tensor& base, Tensor& view);
+void check_inplace(const Tensor& self, const char* op_name);
+Tensor& commit_inplace(Tensor& self, const Tensor& result);
+/// Copies src into dst (casting, broadcasting) with no autograd, and bumps dst's version.
+void copy_into(Tensor& dst, const Tensor& src);
+/// Makes self take result's place in the autograd graph after an in-place write.
+void rebase_history(Tensor& self, const Tensor& result);
+bool can_compute_in_place(const Tensor& self, const TensorList& inputs, const Op& op);
+}  // namespace detail
+
+/// Runs `op` on `inputs` producing outputs shaped by `specs`, recording autograd history.
+template <class OpT>
+TensorList run_op(OpT op, const TensorList& inputs, const std::vector<OutSpec>& specs) {
+  Device device = detail::check_same_device(inputs, op.name());
+  TensorList out = detail::allocate_outputs(specs, device);
+  detail::run_forward(op, device, inputs, out);
+  if (detail::should_record(inputs)) detail::record(std::make_shared<OpT>(std::move(op)), inputs, out);
+  return out;
+}
+
+template <class OpT>
+Tensor run_op(OpT op, const TensorList& inputs, OutSpec spec) {
+  return run_op(std::move(op), inputs, std::vector<OutSpec>{std::move(spec)})[0];
+}
+
+/// Runs an op that writes into `self` (add_, clamp_, ...): inputs[0] must be self.
+/// Without recording and with compatible memory the kernel writes into self directly;
+/// otherwise the op runs out of place and the result is copied in, and self's history is
+/// rebased onto the new node (Note [In-place ops] in core/op.cpp).
+template <class OpT>
+Tensor& run_inplace_op(OpT op, Tensor& self, const TensorList& inputs) {
+  detail::check_inplace(self, op.name());
+  if (!detail::should_record(inputs) && detail::can_compute_in_place(self, inputs, op)) {
+    Device device = detail::check_same_device(inputs, op.name());
+    TensorList out{self};
+    detail::run_forward(op, device, inputs, out);
+    self.unsafeGetTensorImpl()->storage()->bump_version();
+    return self;
+  }
+  TensorList in = inputs;
+  // The op may save its first input for backward; self is about to change, so give it a copy.
+  if (detail::should_record(inputs) && (op.saves() == Save::kInputs || op.saves() == Save::kBoth))
+    in[0] = self.clone();
+  Tensor result = run_op(std::move(op), in, OutSpec{DimVector(self.sizes()), self.dtype()});
+  return detail::commit_inplace(self, result);
+}
+
+/// A view op: `make` builds the view (sharing storage); backward as any op.
+template <class OpT>
+Tensor run_view_op(OpT op, const Tensor& base, Tensor view) {
+  if (detail::should_record({base})) detail::record_view(std::make_shared<OpT>(std::move(op)), base, view);
+  else if (base.unsafeGetTensorImpl()->autograd_meta()) detail::record_view(nullptr, base, view);
+  return view;
+}
+
+}  // namespace ember

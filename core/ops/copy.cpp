@@ -1,0 +1,164 @@
+// Copying and conversion: copy_ (with dtype cast and broadcasting), to(dtype/device), clone,
+// contiguous, fill_, zero_, item. copy_ is the op every other conversion goes through.
+#include <cstring>
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/core/cpu/loops.h"
+#include "ember/core/op.h"
+#include "ember/core/ops/creation.h"
+#include "ember/core/ops/reduce.h"
+#include "ember/core/shape.h"
+#include "ember/cuda/cuda.h"
+
+namespace ember {
+namespace cpu {
+
+/// dst[i] = cast(src[i]) with src broadcast to dst's shape. A src overlapping dst in a
+/// different layout is first copied out, so the result is as if src were read before writing.
+void copy(const Tensor& dst, const Tensor& src) {
+  if (dst.numel() == 0) return;
+  Tensor s = src;
+  if (src.is_alias_of(dst) &&
+      !(src.sizes() == dst.sizes() && src.strides() == dst.strides() && src.storage_offset() == dst.storage_offset())) {
+    s = empty_like(src);
+    copy(s, src);
+  }
+  if (s.dtype() == dst.dtype() && s.is_contiguous() && dst.is_contiguous() && s.sizes().equals(dst.sizes())) {
+    if (s.data_ptr() != dst.data_ptr()) std::memcpy(dst.data_ptr(), s.data_ptr(), dst.nbytes());
+    return;
+  }
+  TensorIter iter(dst, {s});
+  visit_dtype(dst.dtype(), [&]<typename D>() {
+    visit_dtype(s.dtype(), [&]<typename S>() {
+      cpu_map<D, S>(iter, [](S v) {
+        if constexpr (std::is_same_v<D, bool>) return static_cast<bool>(static_cast<opmath_t<S>>(v) != 0);
+        else return static_cast<D>(static_cast<opmath_t<S>>(v));
+      });
+    });
+  });
+}
+
+}  // namespace cpu
+
+namespace {
+
+/// copy_ as an op: forward casts/broadcasts src into a fresh tensor shaped like dst; the
+/// gradient flows back to src summed over broadcast dims (the engine does that) and cast
+/// back to src's dtype.
+struct Copy final : UnaryOp {
+  const char* name() const override { return "copy"; }
+  Save saves() const override { return Save::kNothing; }
+  void cpu(const Tensor& src, Tensor& out) const override { cpu::copy(out, src); }
+  void cuda(const Tensor& src, Tensor& out) const override { cuda::copy(out, src); }
+  Tensor backward(const SavedTensors&, const Tensor& grad) const override { return grad; }
+};
+
+/// to(device): a copy across devices, differentiable.
+struct ToDevice final : UnaryOp {
+  Device target;
+  explicit ToDevice(Device d) : target(d) {}
+  const char* name() const override { return "to_copy"; }
+  Save saves() const override { return Save::kNothing; }
+  void cpu(const Tensor& src, Tensor& out) const override { cuda::copy(out, src); }
+  void cuda(const Tensor& src, Tensor& out) const override { cuda::copy(out, src); }
+  Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
+    return grad.to(s.input_device(0));
+  }
+};
+
+}  // namespace
+
+namespace detail {
+void copy_into(Tensor& dst, const Tensor& src) {
+  if (dst.is_cpu() && src.is_cpu()) cpu::copy(dst, src);
+  else cuda::copy(dst, src);
+  dst.unsafeGetTensorImpl()->storage()->bump_version();
+}
+}  // namespace detail
+
+Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) {
+  EMBER_CHECK(src.defined(), "copy_: the source tensor is undefined");
+  broadcast_shapes(sizes(), src.sizes());  // raises PyTorch's size mismatch error
+  EMBER_CHECK(src.dim() <= dim() && broadcast_shapes(sizes(), src.sizes()).ref().equals(sizes()),
+              "output with shape ", sizes(), " doesn't match the broadcast shape ",
+              broadcast_shapes(sizes(), src.sizes()).ref());
+  detail::check_inplace(*this, "copy_");
+  if (!detail::should_record({*this, src})) {
+    detail::copy_into(*this, src);
+    return *this;
+  }
+  Tensor result = run_op(Copy{}, {src}, OutSpec{DimVector(sizes()), dtype()});
+  return detail::commit_inplace(*this, result);
+}
+
+Tensor clone(const Tensor& t) {
+  return run_op(Copy{}, {t}, OutSpec{DimVector(t.sizes()), t.dtype()});
+}
+Tensor Tensor::clone() const { return ember::clone(*this); }
+
+Tensor contiguous(const Tensor& x) { return x.is_contiguous() ? x : x.clone(); }
+Tensor Tensor::contiguous() const { return ember::contiguous(*this); }
+
+Tensor Tensor::to(ScalarType dt, bool, bool copy) const {
+  if (dt == dtype() && !copy) return *this;
+  return run_op(Copy{}, {*this}, OutSpec{DimVector(sizes()), dt});
+}
+
+Tensor Tensor::to(Device d, bool non_blocking, bool copy) const {
+  return to(d, dtype(), non_blocking, copy);
+}
+
+Tensor Tensor::to(Device d, ScalarType dt, bool non_blocking, bool copy) const {
+  if (d.is_cuda() && !d.has_index()) d = Device(kCUDA, 0);
+  if (d == device()) return to(dt, non_blocking, copy);
+  Tensor moved = run_op(ToDevice{d}, {contiguous()}, OutSpec{DimVector(sizes()), dtype()});
+  (void)moved;
+  return moved.to(dt);
+}
+
+Tensor Tensor::to(TensorOptions options, bool non_blocking, bool copy) const {
+  return to(options.has_device() ? options.device() : device(), options.has_dtype() ? options.dtype() : dtype(),
+            non_blocking, copy);
+}
+
+Tensor Tensor::to(const Tensor& other, bool non_blocking, bool copy) const {
+  return to(other.device(), other.dtype(), non_blocking, copy);
+}
+
+Tensor& Tensor::fill_(const Scalar& v) {
+  detail::check_inplace(*this, "fill_");
+  // Recorded: self's old history is cut off (its gradient is zero), as PyTorch's FillBackward.
+  if (detail::should_record({*this})) return copy_(full({}, v, options()));
+  if (is_cuda()) {
+    cuda::fill(*this, v);
+  } else {
+    TensorIter iter = TensorIter::nullary(*this);
+    visit_dtype(dtype(), [&]<typename T>() {
+      T value = v.to<opmath_t<T>>();
+      cpu::cpu_map<T>(iter, [value]() { return value; });
+    });
+  }
+  impl_->storage()->bump_version();
+  return *this;
+}
+
+Tensor& Tensor::fill_(const Tensor& v) {
+  EMBER_CHECK(v.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ", v.dim(),
+              " dimensions.");
+  return copy_(v);
+}
+
+Tensor& Tensor::zero_() { return fill_(0); }
+
+Scalar Tensor::item() const {
+  EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  Tensor c = is_cpu() ? *this : to(Device(kCPU));
+  return visit_dtype(dtype(), [&]<typename T>() -> Scalar {
+    T v = *static_cast<const T*>(c.data_ptr());
+    if constexpr (std::is_same_v<T, bool>) return Scalar(v);
+    else if constexpr (std::is_integral_v<T>) return Scalar(static_cast<int64_t>(v));
+    else return Scalar(static_cast<double>(static_cast<opmath_t<T>>(v)));
+  });
+}
+
+}  // namespace ember

@@ -1,0 +1,229 @@
+// Creation ops: empty/zeros/ones/full/arange/linspace/eye, tensor(...) from C++ data,
+// from_blob and the *_like forms. Random creation lives in random.cpp.
+#include "ember/core/ops/creation.h"
+
+#include <cmath>
+
+#include "ember/core/cpu/loops.h"
+#include "ember/core/shape.h"
+
+namespace ember {
+namespace {
+
+Tensor finish(Tensor t, const TensorOptions& options) {
+  if (options.requires_grad()) t.requires_grad_(true);
+  return t;
+}
+
+void check_sizes(IntArrayRef size) {
+  for (int64_t s : size)
+    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", size);
+}
+
+}  // namespace
+
+Tensor empty(IntArrayRef size, TensorOptions options) {
+  check_sizes(size);
+  ScalarType dt = options.dtype();
+  size_t nbytes = static_cast<size_t>(prod_of(size)) * element_size(dt);
+  auto storage = Storage::make(nbytes, allocator_for(options.device()));
+  Tensor t(intrusive_ptr<TensorImpl>::make(std::move(storage), dt, size, contiguous_strides(size), 0));
+  return finish(t, options);
+}
+
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions options) {
+  check_sizes(size);
+  EMBER_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
+  int64_t extent = 1;
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (size[i] == 0) { extent = 0; break; }
+    extent += (size[i] - 1) * stride[i];
+  }
+  ScalarType dt = options.dtype();
+  auto storage = Storage::make(static_cast<size_t>(extent) * element_size(dt), allocator_for(options.device()));
+  return finish(Tensor(intrusive_ptr<TensorImpl>::make(std::move(storage), dt, size, stride, 0)), options);
+}
+
+Tensor full(IntArrayRef size, const Scalar& fill_value, TensorOptions options) {
+  if (!options.has_dtype()) {
+    options = options.dtype(fill_value.isBoolean() ? kBool
+                            : fill_value.isIntegral(false) ? kLong : get_default_dtype());
+  }
+  Tensor t = empty(size, options.requires_grad(false));
+  t.fill_(fill_value);
+  return finish(t, options);
+}
+
+Tensor zeros(IntArrayRef size, TensorOptions options) {
+  Tensor t = empty(size, options.requires_grad(false));
+  t.zero_();
+  return finish(t, options);
+}
+
+Tensor ones(IntArrayRef size, TensorOptions options) {
+  Tensor t = empty(size, options.requires_grad(false));
+  t.fill_(1);
+  return finish(t, options);
+}
+
+Tensor scalar_tensor(const Scalar& s, TensorOptions options) { return full({}, s, options); }
+
+Tensor arange(const Scalar& end, TensorOptions options) { return arange(0, end, 1, options); }
+Tensor arange(const Scalar& start, const Scalar& end, TensorOptions options) {
+  return arange(start, end, 1, options);
+}
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions options) {
+  double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
+  EMBER_CHECK(st != 0, "step must be nonzero");
+  EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
+  EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "upper bound and larger bound inconsistent with step sign");
+  bool all_int = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
+  if (!options.has_dtype()) options = options.dtype(all_int ? kLong : get_default_dtype());
+  int64_t n = static_cast<int64_t>(std::ceil((e - s) / st));
+  Tensor t = empty({n}, options.requires_grad(false));
+  visit_dtype(t.dtype(), [&]<typename T>() {
+    T* p = t.data_ptr<T>();
+    if constexpr (std::is_integral_v<T>) {
+      int64_t is = start.toLong(), ist = step.toLong();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(is + i * ist);
+    } else {
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(s + static_cast<double>(i) * st);
+    }
+  });
+  return finish(t, options);
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options) {
+  EMBER_CHECK(steps >= 0, "number of steps must be non-negative");
+  Tensor t = empty({steps}, options.requires_grad(false));
+  double s = start.toDouble(), e = end.toDouble();
+  double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
+  int64_t half = steps / 2;
+  visit_dtype(t.dtype(), [&]<typename T>() {
+    T* p = t.data_ptr<T>();
+    // Symmetric fill from both ends, as PyTorch does, so the last value is exactly `end`.
+    for (int64_t i = 0; i < steps; ++i)
+      p[i] = static_cast<T>(i < half ? s + step * static_cast<double>(i)
+                                     : e - step * static_cast<double>(steps - 1 - i));
+  });
+  return finish(t, options);
+}
+
+Tensor eye(int64_t n, TensorOptions options) { return eye(n, n, options); }
+
+Tensor eye(int64_t n, int64_t m, TensorOptions options) {
+  EMBER_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  EMBER_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  Tensor t = zeros({n, m}, options.requires_grad(false));
+  visit_dtype(t.dtype(), [&]<typename T>() {
+    T* p = t.data_ptr<T>();
+    for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = static_cast<T>(1);
+  });
+  return finish(t, options);
+}
+
+Tensor empty_like(const Tensor& t, TensorOptions options) {
+  TensorOptions o = TensorOptions()
+                        .dtype(options.has_dtype() ? options.dtype() : t.dtype())
+                        .device(options.has_device() ? options.device() : t.device())
+                        .requires_grad(options.requires_grad());
+  return empty(t.sizes(), o);
+}
+
+Tensor zeros_like(const Tensor& t, TensorOptions options) {
+  Tensor r = empty_like(t, options.requires_grad(false));
+  r.zero_();
+  return finish(r, options);
+}
+
+Tensor ones_like(const Tensor& t, TensorOptions options) {
+  Tensor r = empty_like(t, options.requires_grad(false));
+  r.fill_(1);
+  return finish(r, options);
+}
+
+Tensor full_like(const Tensor& t, const Scalar& fill_value, TensorOptions options) {
+  Tensor r = empty_like(t, options.requires_grad(false));
+  r.fill_(fill_value);
+  return finish(r, options);
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options) {
+  return from_blob(data, sizes, contiguous_strides(sizes), options);
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptions options) {
+  check_sizes(sizes);
+  int64_t extent = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) extent += sizes[i] == 0 ? 0 : (sizes[i] - 1) * strides[i];
+  size_t nbytes = static_cast<size_t>(extent) * element_size(options.dtype());
+  auto storage = Storage::make(data, nbytes, options.device(), nullptr);
+  return finish(Tensor(intrusive_ptr<TensorImpl>::make(std::move(storage), options.dtype(), sizes, strides, 0)),
+                options);
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, const std::function<void(void*)>& deleter,
+                 TensorOptions options) {
+  check_sizes(sizes);
+  size_t nbytes = static_cast<size_t>(prod_of(sizes)) * element_size(options.dtype());
+  auto storage = Storage::make(data, nbytes, options.device(), deleter);
+  return finish(Tensor(intrusive_ptr<TensorImpl>::make(std::move(storage), options.dtype(), sizes,
+                                                      contiguous_strides(sizes), 0)),
+                options);
+}
+
+// ---- tensor({...}) --------------------------------------------------------------------
+
+TensorDataContainer::TensorDataContainer(std::initializer_list<TensorDataContainer> list)
+    : is_list_(true), elements_(list) {
+  // The list's dtype is the promotion of its elements' (so {1, 2.5} is floating).
+  if (elements_.empty()) { dtype_ = kFloat; return; }
+  dtype_ = elements_[0].dtype_;
+  DimVector first = elements_[0].sizes();
+  for (const auto& e : elements_) {
+    EMBER_CHECK(e.sizes() == first, "Expected all sub-lists to have sizes: ", first.ref(),
+                " (e.g. ", elements_[0].is_scalar() ? "a scalar" : "a list", "), but got sub-list with sizes: ",
+                e.sizes().ref());
+    if (is_floating_point(e.dtype_) && !is_floating_point(dtype_)) dtype_ = e.dtype_;
+    else if (e.dtype_ == kLong && dtype_ == kBool) dtype_ = kLong;
+    else if (e.dtype_ == kDouble && dtype_ == kFloat) dtype_ = kDouble;
+  }
+}
+
+DimVector TensorDataContainer::sizes() const {
+  if (!is_list_) return {};
+  DimVector s{static_cast<int64_t>(elements_.size())};
+  if (!elements_.empty())
+    for (int64_t d : elements_[0].sizes()) s.push_back(d);
+  return s;
+}
+
+void TensorDataContainer::collect(std::vector<Scalar>& out) const {
+  if (!is_list_) { out.push_back(scalar_); return; }
+  for (const auto& e : elements_) e.collect(out);
+}
+
+void TensorDataContainer::fill(Tensor& out) const {
+  std::vector<Scalar> values;
+  collect(values);
+  visit_dtype(out.dtype(), [&]<typename T>() {
+    T* p = out.data_ptr<T>();
+    for (size_t i = 0; i < values.size(); ++i) p[i] = values[i].to<T>();
+  });
+}
+
+Tensor tensor(const TensorDataContainer& data, TensorOptions options) {
+  if (!options.has_dtype()) {
+    // libtorch's rule: integers give int64, floating values the default dtype.
+    ScalarType t = data.dtype();
+    ScalarType desired = is_integral(t, false) ? kLong : is_floating_point(t) ? get_default_dtype() : t;
+    options = options.dtype(desired);
+  }
+  Tensor cpu_t = empty(data.sizes(), options.device(kCPU).requires_grad(false));
+  data.fill(cpu_t);
+  Tensor t = options.device().is_cpu() ? cpu_t : cpu_t.to(options.device());
+  return finish(t, options);
+}
+
+}  // namespace ember

@@ -1,0 +1,457 @@
+// View ops: results share storage with their input (Note [Version counter]).
+// Each op computes the view's geometry; its backward maps the view's gradient back to the
+// input's shape. Copying shape ops (cat, stack, flip, ...) are in shape.cpp.
+#include <algorithm>
+#include <numeric>
+
+#include "ember/autograd/grad_mode.h"
+#include "ember/core/op.h"
+#include "ember/core/ops/creation.h"
+#include "ember/core/ops/reduce.h"
+#include "ember/core/ops/shape.h"
+#include "ember/core/shape.h"
+
+namespace ember {
+namespace {
+
+Tensor make_view(const Tensor& x, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  return Tensor(intrusive_ptr<TensorImpl>::make(x.unsafeGetTensorImpl()->storage(), x.dtype(), sizes, strides, offset));
+}
+
+/// Views have no kernel of their own: run_view_op builds them; these ops exist for backward.
+struct ViewOpBase : UnaryOp {
+  Save saves() const override { return Save::kNothing; }
+  void cpu(const Tensor&, Tensor&) const override {}
+};
+
+/// The gradient of a view that picks part of its input (select, slice, diagonal,
+/// as_strided): zeros of the input's shape with the view's region set to the gradient.
+/// Its own backward takes the same view of the incoming gradient.
+struct EmbedView final : UnaryOp {
+  DimVector base_sizes;
+  std::function<Tensor(const Tensor&)> view_fn;
+  EmbedView(DimVector sizes, std::function<Tensor(const Tensor&)> fn)
+      : base_sizes(std::move(sizes)), view_fn(std::move(fn)) {}
+  const char* name() const override { return "embed_view"; }
+  Save saves() const override { return Save::kNothing; }
+  void embed(const Tensor& grad, Tensor& out) const {
+    AutoGradMode off(false);
+    out.zero_();
+    view_fn(out).copy_(grad);
+  }
+  void cpu(const Tensor& g, Tensor& out) const override { embed(g, out); }
+  void cuda(const Tensor& g, Tensor& out) const override { embed(g, out); }
+  Tensor backward(const SavedTensors&, const Tensor& grad) const override { return view_fn(grad); }
+};
+
+Tensor embed_view(const Tensor& grad, IntArrayRef base_sizes, std::function<Tensor(const Tensor&)> fn) {
+  return run_op(EmbedView{DimVector(base_sizes), std::move(fn)}, {grad}, OutSpec{DimVector(base_sizes), grad.dtype()});
+}
+
+// view / reshape / flatten / squeeze / unsqueeze: grad has the input's numel; reshape it back.
+struct ViewReshape final : ViewOpBase {
+  const char* name() const override { return "view"; }
+  Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
+    return grad.reshape(s.input_sizes(0));
+  }
+};
+
+struct Permute final : ViewOpBase {
+  DimVector dims;
+  explicit Permute(DimVector d) : dims(std::move(d)) {}
+  const char* name() const override { return "permute"; }
+  Tensor backward(const SavedTensors&, const Tensor& grad) const override {
+    DimVector inverse(dims.size());
+    for (size_t i = 0; i < dims.size(); ++i) inverse[dims[i]] = static_cast<int64_t>(i);
+    return grad.permute(inverse);
+  }
+};
+
+// expand: each input element fed several outputs; its gradient is their sum.
+struct Expand final : ViewOpBase {
+  const char* name() const override { return "expand"; }
+  Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
+    return sum_to_size(grad, s.input_sizes(0));
+  }
+};
+
+/// Views that select a region (select, slice, narrow, diagonal, as_strided).
+struct RegionView final : ViewOpBase {
+  const char* op_name;
+  std::function<Tensor(const Tensor&)> view_fn;
+  RegionView(const char* n, std::function<Tensor(const Tensor&)> fn) : op_name(n), view_fn(std::move(fn)) {}
+  const char* name() const override { return op_name; }
+  Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
+    return embed_view(grad, s.input_sizes(0), view_fn);
+  }
+};
+
+Tensor view_impl(const Tensor& x, IntArrayRef size, const char* what) {
+  DimVector shape = infer_size(size, x.numel());
+  auto strides = compute_view_strides(x.sizes(), x.strides(), shape);
+  EMBER_CHECK(strides.has_value(), what);
+  return run_view_op(ViewReshape{}, x, make_view(x, shape, *strides, x.storage_offset()));
+}
+
+}  // namespace
+
+Tensor view(const Tensor& x, IntArrayRef size) {
+  return view_impl(x, size,
+                   "view size is not compatible with input tensor's size and stride (at least one dimension "
+                   "spans across two contiguous subspaces). Use .reshape(...) instead.");
+}
+
+Tensor reshape(const Tensor& x, IntArrayRef size) {
+  DimVector shape = infer_size(size, x.numel());
+  if (compute_view_strides(x.sizes(), x.strides(), shape)) return view(x, shape);
+  return view(x.clone(), shape);
+}
+
+Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
+  int64_t nd = x.dim();
+  start_dim = maybe_wrap_dim(start_dim, nd);
+  end_dim = maybe_wrap_dim(end_dim, nd);
+  EMBER_CHECK(start_dim <= end_dim, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (nd == 0) return reshape(x, {1});
+  DimVector shape;
+  for (int64_t d = 0; d < start_dim; ++d) shape.push_back(x.size(d));
+  int64_t n = 1;
+  for (int64_t d = start_dim; d <= end_dim; ++d) n *= x.size(d);
+  shape.push_back(n);
+  for (int64_t d = end_dim + 1; d < nd; ++d) shape.push_back(x.size(d));
+  return reshape(x, shape);
+}
+
+Tensor unflatten(const Tensor& x, int64_t dim, IntArrayRef sizes) {
+  dim = maybe_wrap_dim(dim, x.dim());
+  EMBER_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
+  DimVector inner = infer_size(sizes, x.size(dim));
+  EMBER_CHECK(prod_of(inner) == x.size(dim), "unflatten: Provided sizes ", sizes,
+              " don't multiply up to the size of dim ", dim, " (", x.size(dim), ") in the input tensor");
+  DimVector shape;
+  for (int64_t d = 0; d < dim; ++d) shape.push_back(x.size(d));
+  for (int64_t s : inner) shape.push_back(s);
+  for (int64_t d = dim + 1; d < x.dim(); ++d) shape.push_back(x.size(d));
+  return view(x, shape);
+}
+
+Tensor squeeze(const Tensor& x) {
+  DimVector shape, strides;
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (x.size(d) != 1) { shape.push_back(x.size(d)); strides.push_back(x.stride(d)); }
+  return run_view_op(ViewReshape{}, x, make_view(x, shape, strides, x.storage_offset()));
+}
+
+Tensor squeeze(const Tensor& x, int64_t dim) {
+  dim = maybe_wrap_dim(dim, x.dim());
+  if (x.dim() == 0 || x.size(dim) != 1) return run_view_op(ViewReshape{}, x, make_view(x, x.sizes(), x.strides(), x.storage_offset()));
+  DimVector shape(x.sizes()), strides(x.strides());
+  shape.erase(dim);
+  strides.erase(dim);
+  return run_view_op(ViewReshape{}, x, make_view(x, shape, strides, x.storage_offset()));
+}
+
+Tensor unsqueeze(const Tensor& x, int64_t dim) {
+  dim = maybe_wrap_dim(dim, x.dim() + 1);
+  DimVector shape(x.sizes()), strides(x.strides());
+  int64_t st = dim < x.dim() ? x.stride(dim) * x.size(dim) : 1;
+  shape.insert(dim, 1);
+  strides.insert(dim, st);
+  return run_view_op(ViewReshape{}, x, make_view(x, shape, strides, x.storage_offset()));
+}
+
+Tensor permute(const Tensor& x, IntArrayRef dims) {
+  EMBER_CHECK(static_cast<int64_t>(dims.size()) == x.dim(),
+              "permute(sparse_coo): number of dimensions in the tensor input does not match the length of "
+              "the desired ordering of dimensions i.e. input.dim() = ", x.dim(), " is not equal to len(dims) = ",
+              dims.size());
+  DimVector wrapped = wrap_dims(dims, x.dim());
+  DimVector shape(x.dim()), strides(x.dim());
+  for (int64_t i = 0; i < x.dim(); ++i) {
+    shape[i] = x.size(wrapped[i]);
+    strides[i] = x.stride(wrapped[i]);
+  }
+  return run_view_op(Permute{wrapped}, x, make_view(x, shape, strides, x.storage_offset()));
+}
+
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
+  int64_t nd = x.dim();
+  dim0 = maybe_wrap_dim(dim0, nd);
+  dim1 = maybe_wrap_dim(dim1, nd);
+  if (nd == 0) return permute(x, {});
+  DimVector order(nd);
+  std::iota(order.begin(), order.end(), 0);
+  std::swap(order[dim0], order[dim1]);
+  return permute(x, order);
+}
+
+Tensor t(const Tensor& x) {
+  EMBER_CHECK(x.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", x.dim(), "D");
+  return x.dim() < 2 ? transpose(x, 0, 0) : transpose(x, 0, 1);
+}
+
+Tensor expand(const Tensor& x, IntArrayRef size) {
+  EMBER_CHECK(size.size() >= static_cast<size_t>(x.dim()), "expand(", "torch.", scalar_type_name(x.dtype()),
+              "Tensor{", x.sizes(), "}, size=", size, "): the number of sizes provided (", size.size(),
+              ") must be greater or equal to the number of dimensions in the tensor (", x.dim(), ")");
+  int64_t nd = static_cast<int64_t>(size.size()), off = nd - x.dim();
+  DimVector shape(nd), strides(nd);
+  for (int64_t i = nd - 1; i >= 0; --i) {
+    int64_t target = size[i];
+    if (i < off) {
+      EMBER_CHECK(target >= 0, "The expanded size of the tensor (", target,
+                  ") isn't allowed in a leading, non-existing dimension ", i);
+      shape[i] = target;
+      strides[i] = 0;
+      continue;
+    }
+    int64_t cur = x.size(i - off);
+    if (target == -1) target = cur;
+    EMBER_CHECK(cur == target || cur == 1, "The expanded size of the tensor (", target,
+                ") must match the existing size (", cur, ") at non-singleton dimension ", i,
+                ".  Target sizes: ", size, ".  Tensor sizes: ", x.sizes());
+    shape[i] = target;
+    strides[i] = cur == target ? x.stride(i - off) : 0;
+  }
+  return run_view_op(Expand{}, x, make_view(x, shape, strides, x.storage_offset()));
+}
+
+Tensor broadcast_to(const Tensor& x, IntArrayRef size) { return expand(x, size); }
+
+TensorList broadcast_tensors(const TensorList& tensors) {
+  DimVector shape;
+  for (const Tensor& t : tensors) shape = broadcast_shapes(shape, t.sizes());
+  TensorList out;
+  for (const Tensor& t : tensors) out.push_back(expand(t, shape));
+  return out;
+}
+
+Tensor as_strided(const Tensor& x, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
+  EMBER_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
+  int64_t offset = storage_offset.value_or(x.storage_offset());
+  int64_t max_elem = offset;
+  for (size_t i = 0; i < size.size(); ++i) {
+    EMBER_CHECK(size[i] >= 0, "Trying to create tensor with negative dimension ", size[i], ": ", size);
+    EMBER_CHECK(stride[i] >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ", stride);
+    if (size[i] == 0) { max_elem = -1; break; }
+    max_elem += (size[i] - 1) * stride[i];
+  }
+  int64_t capacity = static_cast<int64_t>(x.unsafeGetTensorImpl()->storage()->nbytes() / x.element_size());
+  EMBER_CHECK(max_elem < capacity, "setStorage: sizes ", size, ", strides ", stride, ", storage offset ", offset,
+              ", and itemsize ", x.element_size(), " requiring a storage size of ", (max_elem + 1) * x.element_size(),
+              " are out of bounds for storage of size ", capacity * x.element_size());
+  DimVector sz(size), st(stride);
+  int64_t rel = offset - x.storage_offset();
+  auto fn = [sz, st, rel](const Tensor& g) {
+    Tensor c = g.contiguous();
+    return c.as_strided(sz, st, c.storage_offset() + rel);
+  };
+  return run_view_op(RegionView{"as_strided", fn}, x, make_view(x, size, stride, offset));
+}
+
+Tensor select(const Tensor& x, int64_t dim, int64_t index) {
+  EMBER_CHECK(x.dim() > 0, "select() cannot be applied to a 0-dim tensor.");
+  dim = maybe_wrap_dim(dim, x.dim());
+  int64_t n = x.size(dim);
+  EMBER_CHECK(index >= -n && index < n, "select(): index ", index, " out of range for tensor of size ",
+              x.sizes(), " at dimension ", dim);
+  if (index < 0) index += n;
+  DimVector shape(x.sizes()), strides(x.strides());
+  int64_t offset = x.storage_offset() + index * x.stride(dim);
+  shape.erase(dim);
+  strides.erase(dim);
+  auto fn = [dim, index](const Tensor& g) { return g.select(dim, index); };
+  return run_view_op(RegionView{"select", fn}, x, make_view(x, shape, strides, offset));
+}
+
+Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start_opt, std::optional<int64_t> end_opt,
+             int64_t step) {
+  EMBER_CHECK(x.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
+  EMBER_CHECK(step > 0, "slice step must be positive");
+  dim = maybe_wrap_dim(dim, x.dim());
+  int64_t n = x.size(dim);
+  int64_t start = start_opt.value_or(0), end = end_opt.value_or(n);
+  if (start < 0) start += n;
+  if (end < 0) end += n;
+  start = std::clamp<int64_t>(start, 0, n);
+  end = std::clamp<int64_t>(end, start, n);
+  int64_t len = (end - start + step - 1) / step;
+  DimVector shape(x.sizes()), strides(x.strides());
+  shape[dim] = len;
+  strides[dim] = x.stride(dim) * step;
+  int64_t offset = x.storage_offset() + start * x.stride(dim);
+  auto fn = [dim, start, end, step](const Tensor& g) { return g.slice(dim, start, end, step); };
+  return run_view_op(RegionView{"slice", fn}, x, make_view(x, shape, strides, offset));
+}
+
+Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
+  EMBER_CHECK(x.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
+  EMBER_CHECK(length >= 0, "narrow(): length must be non-negative.");
+  dim = maybe_wrap_dim(dim, x.dim());
+  int64_t n = x.size(dim);
+  EMBER_CHECK(start >= -n && start <= n, "start out of range (expected to be in range of [", -n, ", ", n,
+              "], but got ", start, ")");
+  if (start < 0) start += n;
+  EMBER_CHECK(start <= n - length, "start (", start, ") + length (", length, ") exceeds dimension size (", n, ").");
+  return slice(x, dim, start, start + length, 1);
+}
+
+TensorList split_with_sizes(const Tensor& x, IntArrayRef split_sizes, int64_t dim) {
+  dim = maybe_wrap_dim(dim, x.dim());
+  int64_t total = 0;
+  for (int64_t s : split_sizes) {
+    EMBER_CHECK(s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
+                split_sizes);
+    total += s;
+  }
+  EMBER_CHECK(total == x.size(dim), "split_with_sizes expects split_sizes to sum exactly to ", x.size(dim),
+              " (input tensor's size at dimension ", dim, "), but got split_sizes=", split_sizes);
+  TensorList out;
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    out.push_back(narrow(x, dim, start, s));
+    start += s;
+  }
+  return out;
+}
+
+TensorList split(const Tensor& x, IntArrayRef split_sizes, int64_t dim) { return split_with_sizes(x, split_sizes, dim); }
+
+TensorList split(const Tensor& x, int64_t split_size, int64_t dim) {
+  dim = maybe_wrap_dim(dim, x.dim());
+  EMBER_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
+  int64_t n = x.size(dim);
+  EMBER_CHECK(split_size > 0 || n == 0, "split_size can only be 0 if dimension size is 0, but got dimension size of ", n);
+  std::vector<int64_t> sizes;
+  if (split_size == 0) return {x};
+  for (int64_t s = 0; s < n; s += split_size) sizes.push_back(std::min(split_size, n - s));
+  if (sizes.empty()) sizes.push_back(0);
+  return split_with_sizes(x, sizes, dim);
+}
+
+TensorList chunk(const Tensor& x, int64_t chunks, int64_t dim) {
+  EMBER_CHECK(x.dim() > 0, "chunk expects at least a 1-dimensional tensor");
+  EMBER_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  dim = maybe_wrap_dim(dim, x.dim());
+  int64_t n = x.size(dim);
+  int64_t each = (n + chunks - 1) / chunks;
+  if (each == 0) each = 1;
+  return split(x, each, dim);
+}
+
+TensorList unbind(const Tensor& x, int64_t dim) {
+  dim = maybe_wrap_dim(dim, x.dim());
+  TensorList out;
+  for (int64_t i = 0; i < x.size(dim); ++i) out.push_back(select(x, dim, i));
+  return out;
+}
+
+Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
+  dim1 = maybe_wrap_dim(dim1, x.dim());
+  dim2 = maybe_wrap_dim(dim2, x.dim());
+  EMBER_CHECK(dim1 != dim2, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
+  int64_t len, start = x.storage_offset();
+  if (offset >= 0) {
+    len = std::max<int64_t>(std::min(x.size(dim1), x.size(dim2) - offset), 0);
+    if (len > 0) start += offset * x.stride(dim2);
+  } else {
+    len = std::max<int64_t>(std::min(x.size(dim1) + offset, x.size(dim2)), 0);
+    if (len > 0) start -= offset * x.stride(dim1);
+  }
+  DimVector shape, strides;
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (d != dim1 && d != dim2) { shape.push_back(x.size(d)); strides.push_back(x.stride(d)); }
+  shape.push_back(len);
+  strides.push_back(x.stride(dim1) + x.stride(dim2));
+  auto fn = [offset, dim1, dim2](const Tensor& g) { return g.diagonal(offset, dim1, dim2); };
+  return run_view_op(RegionView{"diagonal", fn}, x, make_view(x, shape, strides, start));
+}
+
+namespace {
+// unfold: windows may overlap, so the gradient of an input element sums over its windows.
+struct Unfold final : ViewOpBase {
+  int64_t dim, size, step;
+  Unfold(int64_t d, int64_t s, int64_t st) : dim(d), size(s), step(st) {}
+  const char* name() const override { return "unfold"; }
+  Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
+    Tensor out = zeros(s.input_sizes(0), grad.options());
+    int64_t windows = grad.size(dim);
+    for (int64_t i = 0; i < windows; ++i) {
+      Tensor region = out.narrow(dim, i * step, size);
+      region.add_(grad.select(dim, i).movedim(-1, dim));
+    }
+    return out;
+  }
+};
+}  // namespace
+
+Tensor unfold(const Tensor& x, int64_t dimension, int64_t size, int64_t step) {
+  int64_t d = maybe_wrap_dim(dimension, x.dim());
+  int64_t n = x.dim() == 0 ? 1 : x.size(d);
+  EMBER_CHECK(size <= n, "maximum size for tensor at dimension ", d, " is ", n, " but size is ", size);
+  EMBER_CHECK(step > 0, "step is ", step, " but must be > 0");
+  DimVector shape(x.sizes()), strides(x.strides());
+  int64_t st = x.dim() == 0 ? 1 : x.stride(d);
+  if (x.dim() == 0) { shape.push_back(size); strides.push_back(1); return run_view_op(ViewReshape{}, x, make_view(x, shape, strides, x.storage_offset())); }
+  shape[d] = (n - size) / step + 1;
+  strides[d] = st * step;
+  shape.push_back(size);
+  strides.push_back(st);
+  return run_view_op(Unfold{d, size, step}, x, make_view(x, shape, strides, x.storage_offset()));
+}
+Tensor Tensor::unfold(int64_t dimension, int64_t size, int64_t step) const { return ember::unfold(*this, dimension, size, step); }
+
+Tensor movedim(const Tensor& x, IntArrayRef source, IntArrayRef destination) {
+  EMBER_CHECK(source.size() == destination.size(), "movedim: Invalid source or destination dims: source (",
+              source, " dims) should contain the same number of dims as destination (", destination, " dims)");
+  int64_t nd = x.dim();
+  DimVector src = wrap_dims(source, nd), dst = wrap_dims(destination, nd);
+  DimVector order(nd, -1);
+  std::vector<bool> used(nd, false);
+  for (size_t i = 0; i < src.size(); ++i) { order[dst[i]] = src[i]; used[src[i]] = true; }
+  int64_t next = 0;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (order[d] != -1) continue;
+    while (used[next]) ++next;
+    order[d] = next++;
+  }
+  return permute(x, order);
+}
+
+Tensor movedim(const Tensor& x, int64_t source, int64_t destination) {
+  return movedim(x, IntArrayRef(source), IntArrayRef(destination));
+}
+
+// ---- Tensor methods ----------------------------------------------------------------------
+Tensor Tensor::view(IntArrayRef size) const { return ember::view(*this, size); }
+Tensor Tensor::reshape(IntArrayRef size) const { return ember::reshape(*this, size); }
+Tensor Tensor::flatten(int64_t s, int64_t e) const { return ember::flatten(*this, s, e); }
+Tensor Tensor::unflatten(int64_t dim, IntArrayRef sizes) const { return ember::unflatten(*this, dim, sizes); }
+Tensor Tensor::squeeze() const { return ember::squeeze(*this); }
+Tensor Tensor::squeeze(int64_t dim) const { return ember::squeeze(*this, dim); }
+Tensor Tensor::unsqueeze(int64_t dim) const { return ember::unsqueeze(*this, dim); }
+Tensor Tensor::permute(IntArrayRef dims) const { return ember::permute(*this, dims); }
+Tensor Tensor::transpose(int64_t a, int64_t b) const { return ember::transpose(*this, a, b); }
+Tensor Tensor::t() const { return ember::t(*this); }
+Tensor Tensor::expand(IntArrayRef size, bool) const { return ember::expand(*this, size); }
+Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const { return ember::narrow(*this, dim, start, length); }
+Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const {
+  return ember::slice(*this, dim, start, end, step);
+}
+Tensor Tensor::select(int64_t dim, int64_t index) const { return ember::select(*this, dim, index); }
+TensorList Tensor::chunk(int64_t chunks, int64_t dim) const { return ember::chunk(*this, chunks, dim); }
+TensorList Tensor::split(int64_t size, int64_t dim) const { return ember::split(*this, size, dim); }
+TensorList Tensor::split(IntArrayRef sizes, int64_t dim) const { return ember::split(*this, sizes, dim); }
+TensorList Tensor::split_with_sizes(IntArrayRef sizes, int64_t dim) const { return ember::split_with_sizes(*this, sizes, dim); }
+TensorList Tensor::unbind(int64_t dim) const { return ember::unbind(*this, dim); }
+Tensor Tensor::movedim(IntArrayRef s, IntArrayRef d) const { return ember::movedim(*this, s, d); }
+Tensor Tensor::movedim(int64_t s, int64_t d) const { return ember::movedim(*this, s, d); }
+Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride, std::optional<int64_t> offset) const {
+  return ember::as_strided(*this, size, stride, offset);
+}
+Tensor Tensor::diagonal(int64_t offset, int64_t d1, int64_t d2) const { return ember::diagonal(*this, offset, d1, d2); }
+
+int64_t Tensor::size(int64_t dim) const { return sizes()[maybe_wrap_dim(dim, this->dim(), false)]; }
+int64_t Tensor::stride(int64_t dim) const { return strides()[maybe_wrap_dim(dim, this->dim(), false)]; }
+
+}  // namespace ember

@@ -1,0 +1,37 @@
+// TensorImpl geometry bookkeeping.
+#include "ember/core/tensor_impl.h"
+
+#include "ember/core/shape.h"
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
+                       int64_t storage_offset)
+    : storage_(std::move(storage)), sizes_(sizes), strides_(strides),
+      storage_offset_(storage_offset), dtype_(dtype) {
+  refresh();
+}
+
+void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  sizes_ = sizes;
+  strides_ = strides;
+  storage_offset_ = storage_offset;
+  refresh();
+}
+
+TensorImpl::~TensorImpl() = default;
+
+AutogradMeta& TensorImpl::ensure_autograd_meta() {
+  if (!autograd_) autograd_ = std::make_unique<AutogradMeta>();
+  return *autograd_;
+}
+
+void TensorImpl::clear_autograd_meta() { autograd_.reset(); }
+
+void TensorImpl::refresh() {
+  numel_ = prod_of(sizes_);
+  contiguous_ = is_contiguous_geometry(sizes_, strides_);
+}
+
+}  // namespace ember

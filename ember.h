@@ -1,0 +1,26 @@
+// ember: a tensor and reverse-mode autograd engine with libtorch's C++ API.
+// Include this one header; `namespace torch = ember;` lets libtorch programs build unchanged.
+#pragma once
+
+#include "ember/autograd/engine.h"
+#include "ember/autograd/function.h"
+#include "ember/autograd/grad_mode.h"
+#include "ember/autograd/gradcheck.h"
+#include "ember/autograd/node.h"
+#include "ember/core/allocator.h"
+#include "ember/core/device.h"
+#include "ember/core/dtype.h"
+#include "ember/core/error.h"
+#include "ember/core/generator.h"
+#include "ember/core/ops/binary.h"
+#include "ember/core/ops/creation.h"
+#include "ember/core/ops/index.h"
+#include "ember/core/ops/linalg.h"
+#include "ember/core/ops/reduce.h"
+#include "ember/core/ops/shape.h"
+#include "ember/core/ops/unary.h"
+#include "ember/core/scalar.h"
+#include "ember/core/tensor.h"
+#include "ember/core/tensor_iter.h"
+#include "ember/core/type_promotion.h"
+#include "ember/cuda/cuda.h"
