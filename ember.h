@@ -6,6 +6,7 @@
 #include "ember/autograd/function.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/gradcheck.h"
+#include "ember/autograd/graph_export.h"
 #include "ember/autograd/node.h"
 #include "ember/core/allocator.h"
 #include "ember/core/device.h"

@@ -4,9 +4,16 @@
 // Dependencies are counted from the roots first; a node runs once every gradient flowing
 // into it has arrived. Among ready nodes the one with the highest sequence number (the most
 // recently created) runs first, as in PyTorch, which frees activations in roughly the
-// reverse order they were made. Gradients are checked against the shape and dtype the
-// receiving node expects, and summed down when an op broadcast its input (the one place
-// un-broadcasting happens, like PyTorch's validate_outputs).
+// reverse order they were made; ties (leaf accumulators) run in the order they became
+// ready, so a backward pass is deterministic. Gradients are checked against the shape and
+// dtype the receiving node expects, and summed down when an op broadcast its input (the one
+// place un-broadcasting happens, like PyTorch's validate_outputs).
+//
+// Note [Targets]
+// autograd::grad and backward(inputs=...) name targets: the nodes where their inputs'
+// gradients arrive. Only nodes on a path to a target run. A target's incoming gradient is
+// captured after its pre-hooks; a target is applied only if a further target lies beyond
+// it, or if it is the accumulator of a leaf that backward(inputs=...) should update.
 #include "ember/autograd/engine.h"
 
 #include <queue>
@@ -14,7 +21,6 @@
 #include <unordered_set>
 
 #include "ember/autograd/grad_mode.h"
-#include "ember/core/ops/binary.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/unary.h"
@@ -23,24 +29,52 @@ namespace ember::autograd {
 namespace {
 
 struct Capture {
-  size_t input_nr;
-  size_t slot;
+  size_t input_nr;  // which incoming gradient of the node
+  size_t slot;      // which entry of GraphTask::captured
 };
 
 struct GraphTask {
   bool keep_graph = false;
   bool create_graph = false;
-  bool accumulate = true;  // false for autograd::grad: leaves are captured, not accumulated
+  bool filtered = false;                 // Note [Targets]: only run what leads to a target
+  std::unordered_set<Node*> targets;     // visited: pre-hooks and captures
+  std::unordered_set<Node*> run;         // filtered mode: the nodes whose apply runs
+  std::unordered_map<Node*, std::vector<Capture>> captures;
   std::unordered_map<Node*, int> deps;
   std::unordered_map<Node*, TensorList> buffers;
-  std::unordered_map<Node*, std::vector<Capture>> captures;
-  std::unordered_set<Node*> needed;  // empty: every node is needed
   TensorList captured;
+  std::vector<std::shared_ptr<Node>> hold;  // targets stay alive (their addresses are keys)
 };
 
-bool is_needed(const GraphTask& task, Node* n) { return task.needed.empty() || task.needed.count(n); }
+bool visits(const GraphTask& t, Node* n) { return !t.filtered || t.run.count(n) || t.targets.count(n); }
+bool applies(const GraphTask& t, Node* n) { return !t.filtered || t.run.count(n); }
 
-/// Checks a gradient against what the receiving node expects; sums away broadcast dims.
+/// Ready nodes, highest sequence number first, then first come first served.
+class ReadyQueue {
+ public:
+  void push(std::shared_ptr<Node> n) { q_.push({std::move(n), count_++}); }
+  std::shared_ptr<Node> pop() {
+    std::shared_ptr<Node> n = q_.top().node;
+    q_.pop();
+    return n;
+  }
+  bool empty() const { return q_.empty(); }
+
+ private:
+  struct Item {
+    std::shared_ptr<Node> node;
+    uint64_t order;
+    bool operator<(const Item& o) const {
+      uint64_t a = node->sequence_nr(), b = o.node->sequence_nr();
+      return a != b ? a < b : order > o.order;
+    }
+  };
+  std::priority_queue<Item> q_;
+  uint64_t count_ = 0;
+};
+
+/// Checks a gradient against what the receiving node expects; sums away broadcast dims
+/// and casts to the expected dtype (PyTorch's validate_outputs).
 Tensor validate_grad(const Node& producer, size_t index, Tensor grad, const InputMetadata& meta) {
   if (!grad.sizes().equals(meta.sizes)) {
     bool expandable = grad.dim() >= static_cast<int64_t>(meta.sizes.size());
@@ -52,13 +86,16 @@ Tensor validate_grad(const Node& producer, size_t index, Tensor grad, const Inpu
                 " - got ", grad.sizes(), " but expected shape compatible with ", meta.sizes.ref());
     grad = sum_to_size(grad, meta.sizes);
   }
+  EMBER_CHECK(grad.device() == meta.device, "Function ", producer.name(), " returned an invalid gradient at index ",
+              index, " - expected device ", meta.device, " but got ", grad.device());
   if (grad.dtype() != meta.dtype) grad = grad.to(meta.dtype);
   return grad;
 }
 
-void add_to_buffer(TensorList& buf, size_t i, const Tensor& g) {
-  if (buf[i].defined()) buf[i] = buf[i] + g;
-  else buf[i] = g;
+void add_to_buffer(GraphTask& task, Node* n, size_t i, const Tensor& g) {
+  TensorList& buf = task.buffers[n];
+  buf.resize(n->num_inputs());
+  buf[i] = buf[i].defined() ? buf[i] + g : g;
 }
 
 /// Counts, for each node reachable from the roots, how many edges point at it.
@@ -79,29 +116,68 @@ void compute_dependencies(GraphTask& task, const std::vector<Node*>& roots) {
   }
 }
 
-/// Marks the nodes that lie on a path from a root to a captured node (autograd::grad only
-/// runs those).
-void compute_needed(GraphTask& task, const std::vector<Node*>& roots) {
-  std::unordered_map<Node*, bool> memo;
-  std::function<bool(Node*)> visit = [&](Node* n) -> bool {
-    if (auto it = memo.find(n); it != memo.end()) return it->second;
-    memo[n] = false;  // guards against revisiting while on the stack (graphs are acyclic)
-    bool need = task.captures.count(n) > 0;
-    for (const Edge& e : n->next_edges())
-      if (e.is_valid() && visit(e.function.get())) need = true;
-    memo[n] = need;
-    if (need) task.needed.insert(n);
-    return need;
-  };
-  for (Node* r : roots) visit(r);
+/// Note [Targets]: a node runs if one of its edges leads to a node that is visited.
+/// Post-order walk without recursion (graphs can be deep).
+void compute_run_set(GraphTask& task, const std::vector<Node*>& roots) {
+  std::unordered_set<Node*> seen;
+  std::vector<std::pair<Node*, size_t>> stack;
+  for (Node* r : roots) {
+    if (!seen.insert(r).second) continue;
+    stack.emplace_back(r, 0);
+    while (!stack.empty()) {
+      auto& [n, i] = stack.back();
+      if (i < n->num_outputs()) {
+        Node* child = n->next_edge(i++).function.get();
+        if (child && seen.insert(child).second) stack.emplace_back(child, 0);
+        continue;
+      }
+      Node* done = n;
+      stack.pop_back();
+      for (const Edge& e : done->next_edges())
+        if (e.is_valid() && visits(task, e.function.get())) { task.run.insert(done); break; }
+    }
+  }
 }
 
 void check_anomaly(const Node& n, const TensorList& outputs) {
+  AutoGradMode off(false);
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (!outputs[i].defined() || !outputs[i].is_floating_point()) continue;
-    AutoGradMode off(false);
-    EMBER_CHECK(!isnan(outputs[i]).any().item<bool>(), "Function '", n.name(),
-                "' returned nan values in its ", i, "th output.");
+    EMBER_CHECK(!isnan(outputs[i]).any().item<bool>(), "Function '", n.name(), "' returned nan values in its ", i,
+                "th output.");
+  }
+}
+
+/// Runs one ready node and hands its gradients to the nodes its edges point at.
+void evaluate(GraphTask& task, const std::shared_ptr<Node>& node, ReadyQueue& ready) {
+  auto it = task.buffers.find(node.get());
+  TensorList inputs = it == task.buffers.end() ? TensorList() : std::move(it->second);
+  if (it != task.buffers.end()) task.buffers.erase(it);
+  inputs.resize(node->num_inputs());
+  node->run_pre_hooks(inputs);
+  if (auto c = task.captures.find(node.get()); c != task.captures.end())
+    for (const Capture& cap : c->second) task.captured[cap.slot] = inputs[cap.input_nr];
+  if (!applies(task, node.get())) return;
+
+  TensorList outputs;
+  bool any = false;
+  for (const Tensor& g : inputs) any = any || g.defined();
+  if (any) {  // a node that received no gradient passes none on
+    outputs = node->apply(std::move(inputs));
+    EMBER_CHECK(outputs.size() == node->num_outputs(), "Function ", node->name(),
+                " returned an invalid number of gradients - expected ", node->num_outputs(), ", but got ",
+                outputs.size());
+    if (AnomalyMode::is_enabled()) check_anomaly(*node, outputs);
+  }
+  if (!task.keep_graph) node->release_variables();
+  outputs.resize(node->num_outputs());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Edge& e = node->next_edge(i);
+    if (!e.is_valid() || !visits(task, e.function.get())) continue;
+    Node* next = e.function.get();
+    if (outputs[i].defined())
+      add_to_buffer(task, next, e.input_nr, validate_grad(*node, i, outputs[i], next->input_metadata()[e.input_nr]));
+    if (--task.deps[next] == 0) ready.push(e.function);
   }
 }
 
@@ -109,61 +185,27 @@ void execute(GraphTask& task, const std::vector<Edge>& roots, const TensorList& 
   std::vector<Node*> root_nodes;
   for (const Edge& e : roots) root_nodes.push_back(e.function.get());
   compute_dependencies(task, root_nodes);
-  if (!task.captures.empty() && !task.accumulate) compute_needed(task, root_nodes);
-  // Keep every root alive for the duration of the run.
-  std::vector<std::shared_ptr<Node>> hold;
-  for (size_t i = 0; i < roots.size(); ++i) {
-    Node* n = roots[i].function.get();
-    hold.push_back(roots[i].function);
-    auto& buf = task.buffers[n];
-    buf.resize(n->num_inputs());
-    add_to_buffer(buf, roots[i].input_nr, root_grads[i]);
-  }
-  auto cmp = [](const std::shared_ptr<Node>& a, const std::shared_ptr<Node>& b) {
-    return a->sequence_nr() < b->sequence_nr();
-  };
-  std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, decltype(cmp)> ready(cmp);
-  std::unordered_set<Node*> queued;
-  for (const auto& r : hold)
-    if (task.deps[r.get()] == 0 && is_needed(task, r.get()) && queued.insert(r.get()).second) ready.push(r);
-
+  if (task.filtered) compute_run_set(task, root_nodes);
   AutoGradMode mode(task.create_graph);
-  while (!ready.empty()) {
-    std::shared_ptr<Node> node = ready.top();
-    ready.pop();
-    TensorList inputs = std::move(task.buffers[node.get()]);
-    task.buffers.erase(node.get());
-    inputs.resize(node->num_inputs());
-    node->run_pre_hooks(inputs);
-    if (auto it = task.captures.find(node.get()); it != task.captures.end())
-      for (const Capture& c : it->second) task.captured[c.slot] = inputs[c.input_nr];
-    bool is_leaf_sink = dynamic_cast<AccumulateGrad*>(node.get()) != nullptr;
-    if (is_leaf_sink && !task.accumulate) continue;
-    bool any = false;
-    for (const Tensor& g : inputs) any = any || g.defined();
-    if (!any) continue;
-    TensorList outputs = node->apply(std::move(inputs));
-    if (AnomalyMode::is_enabled()) check_anomaly(*node, outputs);
-    if (!task.keep_graph) node->release_variables();
-    for (size_t i = 0; i < node->num_outputs() && i < outputs.size(); ++i) {
-      const Edge& e = node->next_edge(i);
-      if (!e.is_valid() || !is_needed(task, e.function.get())) continue;
-      Node* next = e.function.get();
-      if (outputs[i].defined()) {
-        auto& buf = task.buffers[next];
-        buf.resize(next->num_inputs());
-        add_to_buffer(buf, e.input_nr, validate_grad(*node, i, outputs[i], next->input_metadata()[e.input_nr]));
-      }
-      if (--task.deps[next] == 0 && queued.insert(next).second) ready.push(e.function);
-    }
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const InputMetadata& meta = roots[i].function->input_metadata()[roots[i].input_nr];
+    Tensor g = root_grads[i].dtype() == meta.dtype ? root_grads[i] : root_grads[i].to(meta.dtype);
+    add_to_buffer(task, root_nodes[i], roots[i].input_nr, g);
   }
+  ReadyQueue ready;
+  std::unordered_set<Node*> queued;
+  for (const Edge& r : roots)  // the nodes hold the whole graph alive while it runs
+    if (task.deps[r.function.get()] == 0 && visits(task, r.function.get()) && queued.insert(r.function.get()).second)
+      ready.push(r.function);
+  while (!ready.empty()) evaluate(task, ready.pop(), ready);
 }
 
-/// The gradient edges and seed gradients of the tensors backward starts from.
+/// The gradient edges and seed gradients of the tensors backward starts from
+/// (libtorch's _make_grads and run_backward checks, with PyTorch's texts).
 void make_roots(const TensorList& tensors, const TensorList& grad_tensors, std::vector<Edge>& roots,
                 TensorList& grads) {
-  EMBER_CHECK(grad_tensors.empty() || grad_tensors.size() == tensors.size(), "grad can be implicitly "
-              "created only for scalar outputs");
+  EMBER_CHECK(grad_tensors.empty() || grad_tensors.size() == tensors.size(), "got ", tensors.size(),
+              " tensors and ", grad_tensors.size(), " gradients");
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     Edge e = gradient_edge(t);
@@ -173,68 +215,67 @@ void make_roots(const TensorList& tensors, const TensorList& grad_tensors, std::
       EMBER_CHECK(t.numel() == 1, "grad can be implicitly created only for scalar outputs");
       g = ones_like(t);
     } else {
-      EMBER_CHECK(g.sizes().equals(t.sizes()), "Mismatch in shape: grad_output[", i, "] has a shape of ",
-                  g.sizes(), " and output[", i, "] has a shape of ", t.sizes(), ".");
+      EMBER_CHECK(g.sizes().equals(t.sizes()), "Mismatch in shape: grad_output[", i, "] has a shape of torch.Size(",
+                  g.sizes(), ") and output[", i, "] has a shape of torch.Size(", t.sizes(), ").");
     }
-    roots.push_back(e);
+    roots.push_back(std::move(e));
     grads.push_back(g);
   }
 }
 
-TensorList run_capturing(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs,
-                         bool keep_graph, bool create_graph) {
-  GraphTask task;
-  task.keep_graph = keep_graph;
-  task.create_graph = create_graph;
-  task.accumulate = false;
-  task.captured.resize(inputs.size());
-  std::vector<std::shared_ptr<Node>> hold;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    Edge e = gradient_edge(inputs[i]);
-    EMBER_CHECK(e.is_valid(), "One of the differentiated Tensors does not require grad");
-    hold.push_back(e.function);
-    task.captures[e.function.get()].push_back({e.input_nr, i});
-  }
-  std::vector<Edge> roots;
-  TensorList grads;
-  make_roots(outputs, grad_outputs, roots, grads);
-  execute(task, roots, grads);
-  return task.captured;
+/// The edge where input's gradient arrives; it must exist.
+Edge target_edge(GraphTask& task, const Tensor& input) {
+  Edge e = gradient_edge(input);
+  EMBER_CHECK(e.is_valid(), "One of the differentiated Tensors does not require grad");
+  task.hold.push_back(e.function);
+  return e;
 }
 
 }  // namespace
 
 void backward(const TensorList& tensors, const TensorList& grad_tensors, std::optional<bool> retain_graph,
               bool create_graph, const TensorList& inputs) {
-  bool keep = retain_graph.value_or(create_graph);
-  if (!inputs.empty()) {
-    TensorList gs = run_capturing(tensors, inputs, grad_tensors, keep, create_graph);
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (!gs[i].defined()) continue;
-      Tensor in = inputs[i];
-      AutogradMeta& m = in.unsafeGetTensorImpl()->ensure_autograd_meta();
-      AutoGradMode mode(create_graph);
-      m.grad = m.grad.defined() ? m.grad + gs[i] : (create_graph ? gs[i] : gs[i].detach().clone());
-    }
-    return;
-  }
   GraphTask task;
-  task.keep_graph = keep;
+  task.keep_graph = retain_graph.value_or(create_graph);
   task.create_graph = create_graph;
+  task.filtered = !inputs.empty();
   std::vector<Edge> roots;
   TensorList grads;
   make_roots(tensors, grad_tensors, roots, grads);
+  for (const Tensor& in : inputs) {
+    Edge e = target_edge(task, in);
+    if (in.is_leaf()) {
+      task.run.insert(e.function.get());  // the leaf's AccumulateGrad updates .grad
+    } else {
+      in.retain_grad();  // a non-leaf's .grad is filled by its retain_grad slot
+      task.targets.insert(e.function.get());
+    }
+  }
   execute(task, roots, grads);
 }
 
 TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs,
                 std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
-  TensorList gs = run_capturing(outputs, inputs, grad_outputs, retain_graph.value_or(create_graph), create_graph);
-  for (const Tensor& g : gs)
+  EMBER_CHECK(!inputs.empty(), "grad requires non-empty inputs.");
+  GraphTask task;
+  task.keep_graph = retain_graph.value_or(create_graph);
+  task.create_graph = create_graph;
+  task.filtered = true;
+  task.captured.resize(inputs.size());
+  std::vector<Edge> roots;
+  TensorList grads;
+  make_roots(outputs, grad_outputs, roots, grads);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Edge e = target_edge(task, inputs[i]);
+    task.targets.insert(e.function.get());
+    task.captures[e.function.get()].push_back({e.input_nr, i});
+  }
+  execute(task, roots, grads);
+  for (const Tensor& g : task.captured)
     EMBER_CHECK(g.defined() || allow_unused,
                 "One of the differentiated Tensors appears to not have been used in the graph. Set "
                 "allow_unused=True if this is the desired behavior.");
-  return gs;
+  return task.captured;
 }
 
 }  // namespace ember::autograd

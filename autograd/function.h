@@ -6,10 +6,14 @@
 //       return {g[0] * ctx->saved_data["k"].toDouble(), Tensor()}; }
 //   };
 //   Tensor y = MulConst::apply(x, 3.0);
+// backward returns one entry per forward argument (undefined for non-tensors); the node is
+// named "torch::autograd::CppNode<MulConst>" as in libtorch.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <tuple>
+#include <typeinfo>
 #include <type_traits>
 #include <unordered_map>
 #include <variant>
@@ -18,7 +22,6 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/autograd/saved_tensor.h"
-#include "ember/core/ops/creation.h"
 
 namespace ember {
 
@@ -61,59 +64,66 @@ namespace autograd {
 
 class AutogradContext {
  public:
-  /// Tensors backward will need, version-checked like any saved tensor.
+  /// Tensors backward will need, version-checked like any saved tensor (inputs or outputs).
   void save_for_backward(variable_list to_save) { to_save_ = std::move(to_save); }
   variable_list get_saved_variables() const;
-  /// Whether forward input i (counting every argument) needs a gradient.
+  /// Whether forward argument i (counting every argument, tensor or not) needs a gradient.
   bool needs_input_grad(size_t i) const { return i < needs_grad_.size() && needs_grad_[i]; }
-  void mark_non_differentiable(const variable_list& outputs) {
-    for (const Tensor& t : outputs) non_diff_.push_back(t.unsafeGetTensorImpl());
-  }
+  /// Outputs that get no gradient (indices, masks): they will not require grad.
+  void mark_non_differentiable(const variable_list& outputs);
+  /// Inputs forward modified in place (and returns): they are rebased onto this function.
+  void mark_dirty(const variable_list& inputs);
+  /// false: backward receives undefined tensors for outputs that got no gradient.
   void set_materialize_grads(bool value) { materialize_grads_ = value; }
 
   std::unordered_map<std::string, IValue> saved_data;
 
-  // Internal state used by Function<T>::apply and its node.
+ private:
+  template <class T> friend struct Function;
+  template <class T> friend class CppNode;
+  friend struct FunctionWiring;
   variable_list to_save_;
   std::vector<SavedTensor> saved_;
   std::vector<bool> needs_grad_;
-  std::vector<TensorImpl*> non_diff_;
+  std::vector<TensorImpl*> non_differentiable_, dirty_;
   bool materialize_grads_ = true;
   std::weak_ptr<Node> node_;
 };
+
+/// What a custom function's node keeps besides its context; shared by every CppNode<T>.
+struct FunctionWiring {
+  size_t num_args = 0;
+  std::vector<size_t> tensor_positions;  // argument index of each tensor input (edge order)
+
+  /// Gradients of the tensor arguments from backward's per-argument result, with
+  /// libtorch's checks (count; no gradient for a non-tensor argument).
+  TensorList select_gradients(const std::string& node_name, variable_list grads) const;
+  /// Replaces undefined incoming gradients by zeros of the output's shape.
+  static void materialize(TensorList& grads, const std::vector<InputMetadata>& meta);
+  /// Connects forward's outputs to `node` (or not, when nothing is recorded) and saves
+  /// ctx's tensors. Returns the outputs the caller sees.
+  static TensorList wrap_outputs(const std::shared_ptr<Node>& node, AutogradContext& ctx, const TensorList& inputs,
+                                 TensorList outputs, bool record);
+};
+
+/// "torch::autograd::CppNode<Name>", as libtorch names a custom function's node.
+std::string cpp_node_name(const char* mangled);
 
 /// The node that runs a custom Function's backward.
 template <class T>
 class CppNode final : public Node {
  public:
-  std::string name() const override { return "CppNode"; }
+  std::string name() const override { return cpp_node_name(typeid(T).name()); }
   TensorList apply(TensorList&& grads) override {
-    EMBER_CHECK(!released_, "Trying to backward through the graph a second time (or directly access saved "
-                "tensors after they have already been freed). Specify retain_graph=True if you need to "
-                "backward through the graph a second time.");
-    if (ctx.materialize_grads_)
-      for (size_t i = 0; i < grads.size(); ++i)
-        if (!grads[i].defined())
-          grads[i] = zeros(input_metadata_[i].sizes,
-                           TensorOptions().dtype(input_metadata_[i].dtype).device(input_metadata_[i].device));
+    if (ctx.materialize_grads_) FunctionWiring::materialize(grads, input_metadata_);
     ctx.node_ = weak_from_this();
-    variable_list r = T::backward(&ctx, grads);
-    EMBER_CHECK(r.size() == num_args, "function backward returned an incorrect number of gradients (expected ",
-                num_args, ", got ", r.size(), ")");
-    TensorList out;
-    for (size_t pos : tensor_positions) out.push_back(r[pos]);
-    return out;
+    return wiring.select_gradients(name(), T::backward(&ctx, grads));
   }
   void release_variables() override {
     for (auto& s : ctx.saved_) s.reset();
-    released_ = !ctx.saved_.empty();
   }
   AutogradContext ctx;
-  size_t num_args = 0;
-  std::vector<size_t> tensor_positions;  // argument index of each tensor input (edge order)
-
- private:
-  bool released_ = false;
+  FunctionWiring wiring;
 };
 
 namespace detail {
@@ -130,60 +140,34 @@ inline TensorList as_list(const TensorList& t) { return t; }
 
 template <class T>
 struct Function {
+  /// Runs T::forward without recording, then records one CppNode<T> for its outputs.
   template <class... Args>
   static auto apply(Args&&... args) {
     auto node = std::make_shared<CppNode<T>>();
     TensorList inputs;
-    std::vector<size_t> positions;
+    std::vector<size_t>& positions = node->wiring.tensor_positions;
     size_t pos = 0;
     (detail::collect_tensor(args, pos++, inputs, positions), ...);
-    node->num_args = sizeof...(Args);
-    node->tensor_positions = positions;
-    bool record = GradMode::is_enabled();
-    bool any = false;
+    node->wiring.num_args = sizeof...(Args);
     node->ctx.needs_grad_.assign(sizeof...(Args), false);
+    bool any = false;
     for (size_t i = 0; i < inputs.size(); ++i) {
-      bool rg = inputs[i].requires_grad();
+      bool rg = inputs[i].defined() && inputs[i].requires_grad();
       node->ctx.needs_grad_[positions[i]] = rg;
       any = any || rg;
     }
-    record = record && any;
+    bool record = GradMode::is_enabled() && any;
     using Ret = decltype(T::forward(&node->ctx, std::forward<Args>(args)...));
     Ret result;
     {
       AutoGradMode off(false);
       result = T::forward(&node->ctx, std::forward<Args>(args)...);
     }
-    TensorList outs = detail::as_list(result);
-    if (record) {
-      for (const Tensor& in : inputs) node->mutable_next_edges().push_back(gradient_edge(in));
-      for (uint32_t i = 0; i < outs.size(); ++i) {
-        // An output that is an input returned unchanged becomes a new alias with history.
-        for (const Tensor& in : inputs)
-          if (outs[i].is_same(in)) outs[i] = outs[i].detach();
-        node->input_metadata().push_back({DimVector(outs[i].sizes()), outs[i].dtype(), outs[i].device()});
-        bool non_diff = false;
-        for (TensorImpl* p : node->ctx.non_diff_) non_diff = non_diff || p == outs[i].unsafeGetTensorImpl();
-        if (!non_diff && outs[i].is_floating_point()) set_history(outs[i], node, i);
-      }
-    }
-    for (const Tensor& s : node->ctx.to_save_) {
-      bool is_output = false;
-      for (const Tensor& o : outs) is_output = is_output || (s.defined() && o.is_same(s));
-      node->ctx.saved_.emplace_back(s, is_output && record);
-    }
-    node->ctx.to_save_.clear();
+    TensorList outs = FunctionWiring::wrap_outputs(node, node->ctx, inputs, detail::as_list(result), record);
     if constexpr (std::is_same_v<Ret, Tensor>) return outs[0];
     else return outs;
   }
 };
-
-inline variable_list AutogradContext::get_saved_variables() const {
-  variable_list out;
-  auto owner = node_.lock();
-  for (const SavedTensor& s : saved_) out.push_back(s.unpack(owner, "CppNode"));
-  return out;
-}
 
 }  // namespace autograd
 }  // namespace ember

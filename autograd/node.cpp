@@ -17,6 +17,23 @@ unsigned next_hook_handle() { return g_hook_handle.fetch_add(1); }
 
 Node::Node() : sequence_nr_(g_sequence_nr.fetch_add(1)) {}
 
+// Note [Iterative graph deletion]
+// Dropping the last tensor of a long chain would otherwise destroy node after node
+// recursively, one stack frame per node. Each node whose only owner is this edge list hands
+// its own edges over before it dies, so the chain unwinds in a loop (as PyTorch's deleteNode).
+Node::~Node() {
+  std::vector<std::shared_ptr<Node>> stack;
+  for (Edge& e : next_edges_)
+    if (e.function) stack.push_back(std::move(e.function));
+  while (!stack.empty()) {
+    std::shared_ptr<Node> n = std::move(stack.back());
+    stack.pop_back();
+    if (n.use_count() != 1) continue;
+    for (Edge& e : n->next_edges_)
+      if (e.function) stack.push_back(std::move(e.function));
+  }
+}
+
 unsigned Node::add_pre_hook(uint32_t output_nr, PreHook fn) {
   unsigned h = next_hook_handle();
   pre_hooks_.push_back({h, output_nr, std::move(fn)});
@@ -35,16 +52,12 @@ void Node::run_pre_hooks(TensorList& grads) {
     Tensor r = h.fn(grads[h.output_nr]);
     if (r.defined()) grads[h.output_nr] = r;
   }
+  // retain_grad accumulates like a leaf's .grad: a copy the first time, a sum after.
   for (auto& [nr, weak] : retained_) {
     auto slot = weak.lock();
     if (!slot || nr >= grads.size() || !grads[nr].defined()) continue;
-    Tensor g = grads[nr];
-    if (slot->defined()) {
-      *slot = *slot + g;
-    } else {
-      AutoGradMode off(false);
-      *slot = g.detach().clone();
-    }
+    const Tensor& g = grads[nr];
+    *slot = slot->defined() ? *slot + g : (GradMode::is_enabled() ? g.clone() : g.detach().clone());
   }
 }
 
@@ -52,27 +65,45 @@ void Node::add_retained(uint32_t output_nr, const std::shared_ptr<Tensor>& slot)
   retained_.emplace_back(output_nr, slot);
 }
 
+void Node::remove_retained(const std::shared_ptr<Tensor>& slot) {
+  std::erase_if(retained_, [&](const auto& p) { return p.second.lock() == slot; });
+}
+
 AccumulateGrad::AccumulateGrad(Tensor variable) : variable_(std::move(variable)) {
   sequence_nr_ = std::numeric_limits<uint64_t>::max();  // run as soon as ready, as PyTorch does
   input_metadata_.push_back({DimVector(variable_.sizes()), variable_.dtype(), variable_.device()});
 }
 
+void AccumulateGrad::run_pre_hooks(TensorList& grads) {
+  AutogradMeta* m = variable_.unsafeGetTensorImpl()->autograd_meta();
+  if (!m || grads.empty() || !grads[0].defined()) return;
+  for (auto& [handle, fn] : m->leaf_hooks) {
+    Tensor r = fn(grads[0]);
+    if (r.defined()) grads[0] = r;
+  }
+}
+
+namespace {
+
+/// Whether the engine's gradient can become .grad without a copy: nobody else can see it
+/// (one handle, one storage owner), it is dense, and it is no view (PyTorch's steal rule).
+bool can_steal(const Tensor& g) {
+  return !GradMode::is_enabled() && g.use_count() == 1 && g.impl()->storage().use_count() == 1 &&
+         g.is_contiguous() && g.unsafeGetTensorImpl()->autograd_meta() == nullptr;
+}
+
+}  // namespace
+
+// As PyTorch's AccumulateGrad::accumulateGrad: with create_graph (grad mode on) the result
+// keeps its history; otherwise .grad is a plain tensor updated in place.
 TensorList AccumulateGrad::apply(TensorList&& grads) {
-  Tensor g = grads[0];
+  Tensor g = std::move(grads[0]);
+  grads.clear();
   if (!g.defined()) return {};
   AutogradMeta& m = variable_.unsafeGetTensorImpl()->ensure_autograd_meta();
-  for (auto& [handle, fn] : m.leaf_hooks) {
-    Tensor r = fn(g);
-    if (r.defined()) g = r;
-  }
   if (!m.grad.defined()) {
-    if (GradMode::is_enabled()) {
-      m.grad = g.clone();  // create_graph: keep the gradient's own history
-    } else if (g.use_count() == 1 && g.impl()->storage().use_count() == 1 && g.is_contiguous()) {
-      m.grad = g.detach();  // nobody else holds it: steal instead of copying
-    } else {
-      m.grad = g.detach().clone();
-    }
+    if (can_steal(g)) m.grad = std::move(g);
+    else m.grad = GradMode::is_enabled() ? g.clone() : g.detach().clone();
   } else if (GradMode::is_enabled()) {
     m.grad = m.grad + g;
   } else {
@@ -86,7 +117,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = t.unsafeGetTensorImpl()->autograd_meta();
   if (!m) return {};
-  if (m->grad_fn) return {m->grad_fn, m->output_nr};
+  if (const auto& fn = t.grad_fn()) return {fn, m->output_nr};  // grad_fn() refreshes stale views
   if (!m->requires_grad) return {};
   auto acc = m->grad_accumulator.lock();
   if (!acc) {

@@ -35,7 +35,8 @@ struct InputMetadata {
 class Node : public std::enable_shared_from_this<Node> {
  public:
   Node();
-  virtual ~Node() = default;
+  /// Frees the graph below iteratively (a long chain would overflow the stack otherwise).
+  virtual ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
@@ -60,11 +61,14 @@ class Node : public std::enable_shared_from_this<Node> {
   using PreHook = std::function<Tensor(const Tensor&)>;
   unsigned add_pre_hook(uint32_t output_nr, PreHook fn);
   bool remove_pre_hook(unsigned handle);
-  /// Applies the pre-hooks to the incoming gradients (in place).
-  void run_pre_hooks(TensorList& grads);
+  /// Applies the pre-hooks, then the retain_grad slots, to the incoming gradients (in
+  /// place). The engine calls it once per backward pass, before capturing or applying.
+  virtual void run_pre_hooks(TensorList& grads);
   /// retain_grad(): the gradient for output `output_nr` is also stored in `slot`, which the
   /// tensor owns (a weak link, so the graph does not keep the tensor alive).
   void add_retained(uint32_t output_nr, const std::shared_ptr<Tensor>& slot);
+  /// Forgets a retain_grad slot (the tensor moved to a new grad_fn after an in-place op).
+  void remove_retained(const std::shared_ptr<Tensor>& slot);
 
  protected:
   std::vector<Edge> next_edges_;
@@ -82,6 +86,8 @@ class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(Tensor variable);
   TensorList apply(TensorList&& grads) override;
+  /// The leaf's tensor hooks (register_hook on a leaf) run here, so autograd::grad sees them too.
+  void run_pre_hooks(TensorList& grads) override;
   std::string name() const override { return "torch::autograd::AccumulateGrad"; }
   const Tensor& variable() const { return variable_; }
 

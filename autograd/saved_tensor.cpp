@@ -31,20 +31,28 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output) {
   }
 }
 
+/// PyTorch's text: which tensor changed and, if it has one, the node that produced it.
+[[noreturn]] void SavedTensor::throw_version_error(const std::shared_ptr<Node>& owner, const char* op_name) const {
+  std::string producer;
+  if (is_output_) {
+    producer = owner ? owner->name() : std::string(op_name);
+  } else if (const auto& fn = data_.grad_fn()) {
+    producer = fn->name();  // the input's current history, as PyTorch reports it
+  }
+  uint32_t nr = is_output_ ? output_nr_ : data_.output_nr();
+  std::string which = producer.empty() ? "" : detail::str_cat(", which is output ", nr, " of ", producer, ",");
+  detail::throw_error(detail::str_cat(
+      "one of the variables needed for gradient computation has been modified by an inplace "
+      "operation: [", type_string(data_), " ", data_.sizes(), "]", which, " is at version ",
+      data_._version(), "; expected version ", version_,
+      " instead. Hint: enable anomaly detection to find the operation that failed to compute "
+      "its gradient, with torch.autograd.set_detect_anomaly(True)."));
+}
+
 Tensor SavedTensor::unpack(const std::shared_ptr<Node>& owner, const char* op_name) const {
   EMBER_CHECK(!released_, kSecondBackward);
   if (!data_.defined()) return {};
-  if (data_._version() != version_) {
-    std::string which = is_output_ ? detail::str_cat(", which is output ", output_nr_, " of ",
-                                                     owner ? owner->name() : std::string(op_name))
-                                   : std::string();
-    detail::throw_error(detail::str_cat(
-        "one of the variables needed for gradient computation has been modified by an inplace "
-        "operation: [", type_string(data_), " ", data_.sizes(), "]", which, ", is at version ",
-        data_._version(), "; expected version ", version_,
-        " instead. Hint: enable anomaly detection to find the operation that failed to compute "
-        "its gradient, with torch.autograd.set_detect_anomaly(True)."));
-  }
+  if (data_._version() != version_) throw_version_error(owner, op_name);
   if (is_output_ && requires_grad_ && owner) {
     Tensor t = data_.detach();
     set_history(t, owner, output_nr_);

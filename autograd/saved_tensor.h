@@ -17,19 +17,20 @@ class SavedTensor {
   /// `is_output`: t is an output of the node that saves it. Such a tensor is stored without
   /// its grad_fn (that would be a reference cycle) and gets it back on unpack.
   SavedTensor(const Tensor& t, bool is_output);
-  /// The saved tensor; `owner` is the node it was saved for (needed for outputs).
+  /// The saved tensor; `owner` is the node it was saved for (needed for outputs). Raises
+  /// PyTorch's errors after release_variables or an in-place change since saving.
   Tensor unpack(const std::shared_ptr<Node>& owner, const char* op_name) const;
   void reset() { data_.reset(); released_ = true; }
   bool defined() const { return data_.defined(); }
 
  private:
+  [[noreturn]] void throw_version_error(const std::shared_ptr<Node>& owner, const char* op_name) const;
   Tensor data_;
   uint32_t version_ = 0;
   uint32_t output_nr_ = 0;
   bool is_output_ = false;
   bool requires_grad_ = false;
   bool released_ = false;
-  std::shared_ptr<Node> grad_fn_;  // for saved inputs that are non-leaves
 };
 
 /// The view of saved state an op's backward receives.

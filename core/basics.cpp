@@ -1,5 +1,6 @@
 // Small definitions behind error.h, dtype.h, device.h, scalar.h and tensor_options.h.
 #include <atomic>
+#include <limits>
 
 #include "ember/core/device.h"
 #include "ember/core/dtype.h"
@@ -57,18 +58,27 @@ const char* scalar_type_name(ScalarType t) {
 
 std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << scalar_type_name(t); }
 
+// Accepts what PyTorch's parser accepts: ([a-zA-Z_]+)(:([1-9][0-9]*|0))?, then the type.
 Device::Device(const std::string& spec) : type_(kCPU), index_(-1) {
-  std::string kind = spec.substr(0, spec.find(':'));
-  if (kind == "cpu") type_ = kCPU;
-  else if (kind == "cuda") type_ = kCUDA;
-  else
-    detail::throw_error("Expected one of cpu, cuda device type at start of device string: " + spec);
-  if (auto colon = spec.find(':'); colon != std::string::npos) {
-    std::string idx = spec.substr(colon + 1);
-    EMBER_CHECK(!idx.empty() && idx.find_first_not_of("0123456789") == std::string::npos,
-                "Invalid device string: '", spec, "'");
+  EMBER_CHECK(!spec.empty(), "Device string must not be empty");
+  size_t colon = spec.find(':');
+  std::string kind = spec.substr(0, colon);
+  std::string idx = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  bool valid = !kind.empty() && kind.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_") ==
+                                    std::string::npos;
+  if (colon != std::string::npos)
+    valid = valid && !idx.empty() && idx.find_first_not_of("0123456789") == std::string::npos &&
+            (idx == "0" || idx[0] != '0');
+  EMBER_CHECK(valid, "Invalid device string: '", spec, "'");
+  if (!idx.empty()) {
+    // DeviceIndex is 8 bits, as in libtorch.
+    EMBER_CHECK(idx.size() <= 3 && std::stoi(idx) <= std::numeric_limits<int8_t>::max(),
+                "Could not parse device index '", idx, "' in device string '", spec, "'");
     index_ = static_cast<int8_t>(std::stoi(idx));
   }
+  if (kind == "cpu") type_ = kCPU;
+  else if (kind == "cuda") type_ = kCUDA;
+  else detail::throw_error("Expected one of cpu, cuda device type at start of device string: " + spec);
 }
 
 std::string Device::str() const {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "ember/autograd/saved_tensor.h"
@@ -23,6 +24,9 @@ class Op {
   virtual ~Op() = default;
   /// PyTorch's op name ("mul"); the Node is named "MulBackward0" from it.
   virtual const char* name() const = 0;
+  /// The recorded Node's name; override only where PyTorch's breaks the pattern
+  /// ("CopyBackwards").
+  virtual std::string node_name() const;
   /// Forward on CPU. Outputs arrive allocated with their final shape and dtype
   /// (possibly strided, for in-place ops on views).
   virtual void cpu(const TensorList& in, TensorList& out) const = 0;
@@ -60,8 +64,11 @@ TensorList allocate_outputs(const std::vector<OutSpec>& specs, Device device);
 void run_forward(const Op& op, Device device, const TensorList& in, TensorList& out);
 bool should_record(const TensorList& inputs);
 void record(std::shared_ptr<Op> op, const TensorList& inputs, TensorList& outputs);
+/// Marks `view` as sharing base's storage and, when `op` is given, records its node.
 void record_view(std::shared_ptr<Op> op, const Tensor& base, Tensor& view);
+/// Raises PyTorch's errors for writing into `self`: memory overlap, leaves, views of leaves.
 void check_inplace(const Tensor& self, const char* op_name);
+/// Copies an out-of-place result into self and makes self take its place in the graph.
 Tensor& commit_inplace(Tensor& self, const Tensor& result);
 /// Copies src into dst (casting, broadcasting) with no autograd, and bumps dst's version.
 void copy_into(Tensor& dst, const Tensor& src);
@@ -107,11 +114,14 @@ Tensor& run_inplace_op(OpT op, Tensor& self, const TensorList& inputs) {
   return detail::commit_inplace(self, result);
 }
 
-/// A view op: `make` builds the view (sharing storage); backward as any op.
+/// A view op: `view` was built sharing base's storage; backward as any op. Every view
+/// remembers its base, recorded or not, so a later in-place write through it reaches the
+/// base's history (Note [View history] in autograd/view_history.h).
 template <class OpT>
 Tensor run_view_op(OpT op, const Tensor& base, Tensor view) {
-  if (detail::should_record({base})) detail::record_view(std::make_shared<OpT>(std::move(op)), base, view);
-  else if (base.unsafeGetTensorImpl()->autograd_meta()) detail::record_view(nullptr, base, view);
+  std::shared_ptr<Op> node_op;
+  if (detail::should_record({base})) node_op = std::make_shared<OpT>(std::move(op));
+  detail::record_view(std::move(node_op), base, view);
   return view;
 }
 

@@ -21,6 +21,7 @@ constexpr int64_t kEdgeItems = 3;
 constexpr int kLineWidth = 80;
 
 std::string fmt(const char* f, double v) {
+  if (std::isnan(v)) return "nan";  // printf writes "-nan" for a NaN with its sign bit set
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
@@ -185,7 +186,9 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   const int indent = static_cast<int>(prefix.size());
   std::vector<std::string> suffixes;
   if (t.is_cuda()) suffixes.push_back("device='" + t.device().str() + "'");
-  bool default_dtype = t.dtype() == get_default_dtype() || t.dtype() == kLong || t.dtype() == kBool;
+  // int64 and bool are implied by the printed values, except in an empty tensor.
+  bool default_dtype = t.dtype() == get_default_dtype() ||
+                       (t.numel() > 0 && (t.dtype() == kLong || t.dtype() == kBool));
   std::string body;
   if (t.numel() == 0) {
     if (t.dim() != 1) {

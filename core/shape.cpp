@@ -52,9 +52,11 @@ DimVector contiguous_strides(IntArrayRef sizes) {
 }
 
 bool is_contiguous_geometry(IntArrayRef sizes, IntArrayRef strides) {
+  // An empty tensor is contiguous whatever its strides (PyTorch's compute_contiguous).
+  for (int64_t s : sizes)
+    if (s == 0) return true;
   int64_t expected = 1;
   for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
-    if (sizes[i] == 0) return true;
     if (sizes[i] == 1) continue;
     if (strides[i] != expected) return false;
     expected *= sizes[i];
@@ -62,10 +64,23 @@ bool is_contiguous_geometry(IntArrayRef sizes, IntArrayRef strides) {
   return true;
 }
 
+bool has_internal_overlap(IntArrayRef sizes, IntArrayRef strides) {
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] > 1 && strides[i] == 0) return true;
+  return false;
+}
+
+void check_no_internal_overlap(IntArrayRef sizes, IntArrayRef strides) {
+  EMBER_CHECK(!has_internal_overlap(sizes, strides),
+              "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+              "location. Please clone() the tensor before performing the operation.");
+}
+
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b) {
   size_t n = std::max(a.size(), b.size());
   DimVector out(n);
-  for (size_t i = 0; i < n; ++i) {
+  // From the last dim, as PyTorch's infer_size: the error names the innermost mismatch.
+  for (size_t i = n; i-- > 0;) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
     EMBER_CHECK(da == db || da == 1 || db == 1, "The size of tensor a (", da,
@@ -88,10 +103,14 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
       known *= shape[i];
     }
   }
-  bool ok = infer ? (known > 0 && numel % known == 0) : numel == known;
-  if (infer && known == 0) ok = false;
+  // PyTorch's infer_size_impl: with 0 elements and a -1 the inferred size is ambiguous.
+  bool ok = numel == known || (infer && known > 0 && numel % known == 0);
   EMBER_CHECK(ok, "shape '", shape, "' is invalid for input of size ", numel);
-  if (infer) out[*infer] = numel / known;
+  if (infer) {
+    EMBER_CHECK(known != 0, "cannot reshape tensor of 0 elements into shape ", shape,
+                " because the unspecified dimension size -1 can be any value and is ambiguous");
+    out[*infer] = numel / known;
+  }
   return out;
 }
 

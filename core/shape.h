@@ -19,6 +19,12 @@ uint64_t dim_mask(IntArrayRef dims, int64_t ndim);
 int64_t prod_of(IntArrayRef sizes);
 DimVector contiguous_strides(IntArrayRef sizes);
 bool is_contiguous_geometry(IntArrayRef sizes, IntArrayRef strides);
+/// True when two elements share one memory location (a stride 0 over a size > 1, as expand
+/// makes); in-place writes into such a tensor raise check_no_internal_overlap's error.
+bool has_internal_overlap(IntArrayRef sizes, IntArrayRef strides);
+/// PyTorch's "unsupported operation: more than one element of the written-to tensor refers
+/// to a single memory location. ..." for a tensor about to be written in place.
+void check_no_internal_overlap(IntArrayRef sizes, IntArrayRef strides);
 
 /// Broadcast shape of a and b, or PyTorch's "The size of tensor a (3) must match ..." error.
 DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <type_traits>
 
 #include "ember/core/array_ref.h"
 
@@ -50,7 +51,10 @@ class DimVector {
   void reserve(size_t n) {
     if (n <= cap_) return;
     auto mem = std::make_unique<int64_t[]>(n);
-    std::copy(begin(), end(), mem.get());
+    // An indexed loop, not std::copy: GCC 12 -O3 misreads the inline buffer's bounds there
+    // (a false -Warray-bounds that -Werror would turn into a build failure).
+    const int64_t* src = data();
+    for (size_t i = 0; i < size_; ++i) mem[i] = src[i];
     heap_ = std::move(mem);
     cap_ = n;
   }
@@ -76,6 +80,7 @@ class DimVector {
   void clear() { size_ = 0; }
   void assign(size_t n, int64_t v) { size_ = 0; resize(n, v); }
   template <class It>
+    requires(!std::is_integral_v<It>)  // assign(3, 2) means three 2s, as std::vector's
   void assign(It first, It last) {
     size_ = 0;
     reserve(static_cast<size_t>(last - first));

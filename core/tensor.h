@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "ember/core/array_ref.h"
@@ -82,6 +83,25 @@ class Tensor {
   /// Registers fn(grad) -> new grad (or undefined to keep grad); returns a handle for remove_hook.
   unsigned register_hook(std::function<Tensor(const Tensor&)> fn) const;
   unsigned register_hook(std::function<void(const Tensor&)> fn) const;
+  /// Any callable taking the gradient: one returning a Tensor replaces it, one returning
+  /// void only observes it (picks the overload a lambda alone could not).
+  template <class F>
+    requires std::is_invocable_v<F&, const Tensor&>
+  unsigned register_hook(F&& fn) const {
+    if constexpr (std::is_void_v<std::invoke_result_t<F&, const Tensor&>>)
+      return register_hook(std::function<void(const Tensor&)>(std::forward<F>(fn)));
+    else
+      return register_hook(std::function<Tensor(const Tensor&)>(std::forward<F>(fn)));
+  }
+  /// A lambda converts to both std::function forms (a void one discards any result), so pick
+  /// by its return type, as libtorch's template register_hook does.
+  template <class F>
+  unsigned register_hook(F&& fn) const {
+    if constexpr (std::is_void_v<std::invoke_result_t<F&, const Tensor&>>)
+      return register_hook(std::function<void(const Tensor&)>(std::forward<F>(fn)));
+    else
+      return register_hook(std::function<Tensor(const Tensor&)>(std::forward<F>(fn)));
+  }
   void remove_hook(unsigned handle) const;
   /// fn(param) runs after the gradient was accumulated into this leaf's .grad.
   void register_post_accumulate_grad_hook(std::function<void(Tensor&)> fn) const;
@@ -235,6 +255,10 @@ class Tensor {
   Tensor std(bool unbiased = true) const;
   Tensor std(IntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
   Tensor std(std::optional<IntArrayRef> dim, std::optional<Scalar> correction, bool keepdim = false) const;
+  // As libtorch: without these, var(1) and var({1}) would convert int -> bool and pick
+  // var(unbiased) over all elements instead of reducing dim 1.
+  Tensor var(int dim) const { return var(IntArrayRef(int64_t{dim})); }
+  Tensor std(int dim) const { return std(IntArrayRef(int64_t{dim})); }
   Tensor norm(const Scalar& p = 2) const;
   Tensor norm(std::optional<Scalar> p, IntArrayRef dim, bool keepdim = false) const;
   Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;
@@ -346,8 +370,11 @@ struct AutogradMeta {
   // Hooks on a leaf: run on the incoming gradient before accumulation.
   std::vector<std::pair<unsigned, std::function<Tensor(const Tensor&)>>> leaf_hooks;
   std::vector<std::function<void(Tensor&)>> post_accumulate_hooks;
-  // The tensor whose storage this view shares (Note [In-place on a view] in core/op.cpp).
+  // The tensor whose storage this view shares (Note [View history] in autograd/view_history.h).
   Tensor view_base;
+  // The version counter's value when this view's grad_fn was last set; a differing value
+  // means the base changed in place and the grad_fn must be regenerated.
+  uint32_t attr_version = 0;
   std::string name;  // optional, for graph export
 };
 

@@ -4,66 +4,38 @@
 #include "ember/core/ops/binary.h"
 
 #include <cmath>
+#include <limits>
+#include <string>
 
-#include "ember/core/cpu/loops.h"
-#include "ember/core/op.h"
-#include "ember/core/ops/creation.h"
+#include "ember/core/ops/binary_internal.h"
 #include "ember/core/ops/unary.h"
-#include "ember/core/shape.h"
-#include "ember/core/type_promotion.h"
 
 namespace ember {
+
+using namespace binary_detail;
+
 namespace {
 
-/// A scalar operand as a 0-dim tensor of dtype `t` on `device` (PyTorch's "wrapped number").
-Tensor wrap_scalar(const Scalar& s, ScalarType t, Device device) {
-  return full({}, s, TensorOptions().dtype(t).device(device));
+/// PyTorch's alpha_check: alpha may not be bool unless the result is, nor floating for
+/// integral results (its value would be truncated silently).
+void alpha_check(ScalarType dtype, const Scalar& alpha) {
+  EMBER_CHECK(!alpha.isBoolean() || dtype == kBool, "Boolean alpha only supported for Boolean results.");
+  EMBER_CHECK(is_floating_point(dtype) || alpha.isIntegral(true),
+              "For integral input tensors, argument alpha must not be a floating point number.");
 }
 
-/// Inputs cast to the compute dtype and the output spec of a broadcasting binary op.
-struct Prepared {
-  Tensor a, b;
-  OutSpec out;
-};
-
-Prepared prepare(const Tensor& a, const Tensor& b, ScalarType compute, ScalarType out_dtype) {
-  return {a.to(compute), b.to(compute), OutSpec{broadcast_shapes(a.sizes(), b.sizes()), out_dtype}};
+/// PyTorch's sub_check: subtraction with a bool operand is refused (a scalar counts as bool
+/// when it is one).
+void sub_check(ScalarType a, ScalarType b) {
+  EMBER_CHECK(a != kBool || b != kBool,
+              "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+              "`logical_xor()` operator instead.");
+  EMBER_CHECK(a != kBool && b != kBool,
+              "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+              "invert a mask, use the `~` or `logical_not()` operator instead.");
 }
 
-Prepared prepare(const Tensor& a, const Tensor& b) {
-  ScalarType t = result_type(a, b);
-  return prepare(a, b, t, t);
-}
-
-Prepared prepare(const Tensor& a, const Scalar& b) {
-  ScalarType t = result_type(a, b);
-  return prepare(a, wrap_scalar(b, t, a.device()), t, t);
-}
-
-/// Checks an in-place op's operand: castable result and a broadcast shape equal to self's.
-Tensor inplace_operand(const Tensor& self, const Tensor& other) {
-  check_can_cast(result_type(self, other), self.dtype());
-  DimVector shape = broadcast_shapes(self.sizes(), other.sizes());
-  EMBER_CHECK(shape.ref().equals(self.sizes()), "output with shape ", self.sizes(),
-              " doesn't match the broadcast shape ", shape.ref());
-  return other.to(self.dtype());
-}
-
-Tensor inplace_operand(const Tensor& self, const Scalar& other) {
-  check_can_cast(result_type(self, other), self.dtype());
-  return wrap_scalar(other, self.dtype(), self.device());
-}
-
-/// Runs f(a, b) in opmath over a broadcasting TensorIter; all operands share dtype T.
-template <class F>
-void same_type_kernel(const TensorList& in, Tensor& out, const F& f) {
-  visit_dtype(out.dtype(), [&]<typename T>() {
-    using M = opmath_t<T>;
-    cpu::binary_kernel<T, T, T>(in[0], in[1], out, [&f](T a, T b) {
-      return static_cast<T>(f.template operator()<M>(static_cast<M>(a), static_cast<M>(b)));
-    });
-  });
-}
+ScalarType bool_or_not(const Scalar& s) { return s.isBoolean() ? kBool : kLong; }
 
 // add: d/da (a + alpha b) = 1, d/db = alpha.
 struct Add final : Op {
@@ -74,7 +46,8 @@ struct Add final : Op {
   bool elementwise() const override { return true; }
   void cpu(const TensorList& in, TensorList& out) const override {
     double al = alpha.toDouble();
-    same_type_kernel(in, out[0], [al]<typename M>(M a, M b) { return static_cast<M>(a + static_cast<M>(al) * b); });
+    same_type_kernel(in, out[0],
+                     [al]<typename M>(M a, M b) { return static_cast<M>(a + static_cast<M>(al) * b); });
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor gb;
@@ -84,15 +57,19 @@ struct Add final : Op {
 };
 
 // sub: d/da (a - alpha b) = 1, d/db = -alpha.
+// rsub(a, b) = b - alpha a runs this op with swapped inputs, under PyTorch's node name.
 struct Sub final : Op {
   Scalar alpha;
-  explicit Sub(Scalar a) : alpha(a) {}
+  const char* node;
+  explicit Sub(Scalar a, const char* n = "SubBackward0") : alpha(a), node(n) {}
   const char* name() const override { return "sub"; }
+  std::string node_name() const override { return node; }
   Save saves() const override { return Save::kNothing; }
   bool elementwise() const override { return true; }
   void cpu(const TensorList& in, TensorList& out) const override {
     double al = alpha.toDouble();
-    same_type_kernel(in, out[0], [al]<typename M>(M a, M b) { return static_cast<M>(a - static_cast<M>(al) * b); });
+    same_type_kernel(in, out[0],
+                     [al]<typename M>(M a, M b) { return static_cast<M>(a - static_cast<M>(al) * b); });
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor gb;
@@ -111,7 +88,9 @@ struct Mul final : Op {
       if constexpr (std::is_same_v<T, bool>)
         cpu::binary_kernel<T, T, T>(in[0], in[1], out[0], [](bool a, bool b) { return a && b; });
       else
-        cpu::binary_kernel<T, T, T>(in[0], in[1], out[0], [](T a, T b) { return static_cast<T>(static_cast<M>(a) * static_cast<M>(b)); });
+        cpu::binary_kernel<T, T, T>(in[0], in[1], out[0], [](T a, T b) {
+          return static_cast<T>(static_cast<M>(a) * static_cast<M>(b));
+        });
     });
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
@@ -144,31 +123,321 @@ Prepared prepare_div(const Tensor& a, const Tensor& b) {
   return prepare(a, b, t, t);
 }
 
+// ---- rounding division, remainder, fmod ----------------------------------------------------
+
+enum class Rounding { kTrunc, kFloor };
+
+std::optional<Rounding> parse_rounding(std::optional<std::string_view> mode) {
+  if (!mode) return std::nullopt;
+  if (*mode == "trunc") return Rounding::kTrunc;
+  if (*mode == "floor") return Rounding::kFloor;
+  detail::throw_error(detail::str_cat(
+      "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'"));
+}
+
+template <class T>
+T int_div_trunc(T a, T b) {
+  if constexpr (std::is_signed_v<T>)
+    if (b == -1) return wrap_neg(a);
+  return static_cast<T>(a / b);
+}
+
+template <class T>
+T int_div_floor(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return wrap_neg(a);
+    T q = static_cast<T>(a / b);
+    if (a % b != 0 && ((a < 0) != (b < 0))) --q;
+    return q;
+  }
+  return static_cast<T>(a / b);
+}
+
+/// PyTorch's div_floor_floating: floor(a / b) computed from fmod so that the quotient is
+/// exact where a / b rounds across an integer; b == 0 gives the IEEE quotient.
+template <class M>
+M div_floor_float(M a, M b) {
+  if (b == 0) return a / b;
+  M mod = std::fmod(a, b);
+  M div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= M(1);
+  if (div == 0) return std::copysign(M(0), a / b);
+  M floordiv = std::floor(div);
+  if (div - floordiv > M(0.5)) floordiv += M(1);
+  return floordiv;
+}
+
+/// Python's %: the result takes the divisor's sign.
+template <class T>
+T int_remainder(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return 0;
+    T r = static_cast<T>(a % b);
+    if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+    return r;
+  }
+  return static_cast<T>(a % b);
+}
+
+template <class M>
+M float_remainder(M a, M b) {
+  M mod = std::fmod(a, b);
+  if (mod != 0 && ((b < 0) != (mod < 0))) mod += b;
+  return mod;
+}
+
+/// C's %: the result takes the dividend's sign.
+template <class T>
+T int_fmod(T a, T b) {
+  if constexpr (std::is_signed_v<T>)
+    if (b == -1) return 0;
+  return static_cast<T>(a % b);
+}
+
+/// Wraps an integer formula f(a, b) so that b == 0 sets `zero` instead of dividing.
+template <class F>
+auto checked_int(const ZeroDivFlag& zero, F f) {
+  return [&zero, f](auto a, auto b) {
+    using T = decltype(a);
+    if (b == 0) [[unlikely]] {
+      zero.set();
+      return T(0);
+    }
+    return f(a, b);
+  };
+}
+
+// div with rounding: piecewise constant, so both gradients are zero (as in PyTorch).
+struct DivMode final : Op {
+  Rounding mode;
+  bool scalar_other;  // div(Tensor, Scalar, mode): PyTorch's DivBackward3
+  explicit DivMode(Rounding m, bool scalar = false) : mode(m), scalar_other(scalar) {}
+  const char* name() const override { return "div"; }
+  std::string node_name() const override { return scalar_other ? "DivBackward3" : "DivBackward2"; }
+  Save saves() const override { return Save::kNothing; }
+  bool elementwise() const override { return true; }
+  void cpu(const TensorList& in, TensorList& out) const override {
+    ZeroDivFlag zero;
+    if (mode == Rounding::kTrunc)
+      arith_kernel("div_trunc_cpu", in, out[0],
+                   checked_int(zero, [](auto a, auto b) { return int_div_trunc(a, b); }),
+                   [](auto a, auto b) { return std::trunc(a / b); });
+    else
+      arith_kernel("div_floor_cpu", in, out[0],
+                   checked_int(zero, [](auto a, auto b) { return int_div_floor(a, b); }),
+                   [](auto a, auto b) { return div_floor_float(a, b); });
+    zero.check();
+  }
+  TensorList backward(const SavedTensors& s, const TensorList& g) const override {
+    Tensor ga, gb;
+    if (s.needs_grad(0)) ga = zeros_like(g[0]);
+    if (s.needs_grad(1)) gb = zeros_like(g[0]);
+    return {ga, gb};
+  }
+};
+
+// remainder (Python sign) and fmod (C sign): a - b q with q = floor(a / b) or trunc(a / b),
+// so d/da = 1 and d/db = -q (q is piecewise constant).
+struct Mod final : Op {
+  bool python_sign;   // remainder; fmod otherwise
+  bool scalar_other;  // the Scalar overload: PyTorch's ...Backward0 (the Tensor one is ...Backward1)
+  Mod(bool python, bool scalar) : python_sign(python), scalar_other(scalar) {}
+  const char* name() const override { return python_sign ? "remainder" : "fmod"; }
+  std::string node_name() const override {
+    return std::string(python_sign ? "Remainder" : "Fmod") + (scalar_other ? "Backward0" : "Backward1");
+  }
+  bool elementwise() const override { return true; }
+  void cpu(const TensorList& in, TensorList& out) const override {
+    ZeroDivFlag zero;
+    if (python_sign)
+      arith_kernel("remainder_cpu", in, out[0],
+                   checked_int(zero, [](auto a, auto b) { return int_remainder(a, b); }),
+                   [](auto a, auto b) { return float_remainder(a, b); });
+    else
+      arith_kernel("fmod_cpu", in, out[0], checked_int(zero, [](auto a, auto b) { return int_fmod(a, b); }),
+                   [](auto a, auto b) { return std::fmod(a, b); });
+    zero.check();
+  }
+  TensorList backward(const SavedTensors& s, const TensorList& g) const override {
+    Tensor gb;
+    if (s.needs_grad(1)) gb = -g[0] * ember::div(s.input(0), s.input(1), python_sign ? "floor" : "trunc");
+    return {g[0], gb};
+  }
+};
+
+// ---- pow -----------------------------------------------------------------------------------
+
+/// base^exp for integers by squaring, wrapping on overflow as PyTorch's powi does; a negative
+/// exponent gives 1 for base 1, +-1 for base -1, and 0 otherwise.
+template <class T>
+T int_pow(T base, int64_t exp) {
+  if (exp < 0) {
+    if constexpr (std::is_signed_v<T>)
+      if (base == -1) return (exp & 1) ? T(-1) : T(1);
+    return base == 1 ? T(1) : T(0);
+  }
+  uint64_t result = 1, b = static_cast<uint64_t>(base);  // unsigned: overflow wraps, no UB
+  for (uint64_t e = static_cast<uint64_t>(exp); e; e >>= 1) {
+    if (e & 1) result *= b;
+    b *= b;
+  }
+  return static_cast<T>(result);
+}
+
+/// x^e for floating x and a scalar e, with PyTorch's exact special cases (sqrt, square...).
+template <class T>
+void float_pow_scalar(const Tensor& x, Tensor& out, double e) {
+  using M = opmath_t<T>;
+  auto run = [&](auto f) {
+    cpu::unary_kernel<T, T>(x, out, [f](T v) { return static_cast<T>(f(static_cast<M>(v))); });
+  };
+  if (e == 0.5)
+    run([](M v) { return std::sqrt(v); });
+  else if (e == 2)
+    run([](M v) { return v * v; });
+  else if (e == 3)
+    run([](M v) { return v * v * v; });
+  else if (e == -0.5)
+    run([](M v) { return M(1) / std::sqrt(v); });
+  else if (e == -1)
+    run([](M v) { return M(1) / v; });
+  else if (e == -2)
+    run([](M v) { return M(1) / (v * v); });
+  else
+    run([me = static_cast<M>(e)](M v) { return std::pow(v, me); });
+}
+
+// pow(x, e) for a scalar e: d/dx x^e = e x^(e-1); zero when e == 0 (x^0 is constant 1).
+struct PowScalar final : UnaryOp {
+  Scalar exponent;
+  explicit PowScalar(Scalar e) : exponent(e) {}
+  const char* name() const override { return "pow"; }
+  bool elementwise() const override { return true; }
+  void cpu(const Tensor& x, Tensor& out) const override {
+    visit_dtype(out.dtype(), [&]<typename T>() {
+      if constexpr (std::is_same_v<T, bool>) {
+        not_implemented("pow", kBool);
+      } else if constexpr (is_float_v<T>) {
+        float_pow_scalar<T>(x, out, exponent.toDouble());
+      } else {
+        int64_t e = exponent.toLong();
+        cpu::unary_kernel<T, T>(x, out, [e](T v) { return int_pow(v, e); });
+      }
+    });
+  }
+  Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
+    if (exponent.toDouble() == 0) return zeros_like(grad);
+    Scalar em1 = exponent.isFloatingPoint() ? Scalar(exponent.toDouble() - 1) : Scalar(exponent.toLong() - 1);
+    return grad * (ember::pow(s.input(0), em1) * exponent);
+  }
+};
+
+// pow(a, b) for tensors: d/da = b a^(b-1) (zero where b == 0), d/db = a^b log(a), taken as
+// zero where a == 0 and b >= 0 (the limit PyTorch uses, instead of 0 * -inf = nan).
+struct PowTensor final : Op {
+  bool scalar_base;  // pow(Scalar, Tensor): PyTorch's PowBackward2
+  explicit PowTensor(bool scalar = false) : scalar_base(scalar) {}
+  const char* name() const override { return "pow"; }
+  std::string node_name() const override { return scalar_base ? "PowBackward2" : "PowBackward1"; }
+  Save saves() const override { return Save::kBoth; }
+  bool elementwise() const override { return true; }
+  void cpu(const TensorList& in, TensorList& out) const override {
+    arith_kernel(
+        "pow", in, out[0], [](auto a, auto b) { return int_pow(a, static_cast<int64_t>(b)); },
+        [](auto a, auto b) { return std::pow(a, b); });
+  }
+  TensorList backward(const SavedTensors& s, const TensorList& g) const override {
+    Tensor a = s.input(0), b = s.input(1), ga, gb;
+    if (s.needs_grad(0)) ga = where(b == 0, 0.0, g[0] * (b * ember::pow(a, b - 1)));
+    if (s.needs_grad(1)) gb = g[0] * where(logical_and(a == 0, b >= 0), 0.0, s.output() * log(a));
+    return {ga, gb};
+  }
+};
+
+/// PyTorch refuses a negative integer scalar exponent for integer results (1/x truncates).
+void check_int_pow(ScalarType result, const Scalar& e) {
+  EMBER_CHECK(!(is_integral(result, true) && e.isIntegral(false) && e.toLong() < 0),
+              "Integers to negative integer powers are not allowed.");
+}
+
+// ---- atan2, maximum, minimum ---------------------------------------------------------------
+
+// atan2(a, b) = angle of (b, a): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).
+struct Atan2 final : Op {
+  const char* name() const override { return "atan2"; }
+  bool elementwise() const override { return true; }
+  void cpu(const TensorList& in, TensorList& out) const override {
+    float_binary_kernel("atan2_cpu", in, out[0], [](auto a, auto b) { return std::atan2(a, b); });
+  }
+  TensorList backward(const SavedTensors& s, const TensorList& g) const override {
+    Tensor a = s.input(0), b = s.input(1), ga, gb;
+    Tensor denom = a * a + b * b;
+    if (s.needs_grad(0)) ga = g[0] * b / denom;
+    if (s.needs_grad(1)) gb = -(g[0] * a) / denom;
+    return {ga, gb};
+  }
+};
+
+// maximum/minimum: the gradient goes to the selected input; on ties it is split equally,
+// grad/2 to each (PyTorch's convention). NaN propagates from either input.
+struct MaxMin final : Op {
+  bool is_max;
+  explicit MaxMin(bool m) : is_max(m) {}
+  const char* name() const override { return is_max ? "maximum" : "minimum"; }
+  bool elementwise() const override { return true; }
+  void cpu(const TensorList& in, TensorList& out) const override {
+    bool mx = is_max;
+    same_type_kernel(in, out[0], [mx]<typename M>(M a, M b) {
+      if constexpr (is_float_v<M>)
+        if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<M>::quiet_NaN();
+      return mx ? std::max(a, b) : std::min(a, b);
+    });
+  }
+  TensorList backward(const SavedTensors& s, const TensorList& g) const override {
+    Tensor a = s.input(0), b = s.input(1), ga, gb;
+    Tensor shared = where(a == b, g[0] / 2, g[0]);
+    if (s.needs_grad(0)) ga = where(is_max ? a < b : a > b, 0.0, shared);
+    if (s.needs_grad(1)) gb = where(is_max ? a > b : a < b, 0.0, shared);
+    return {ga, gb};
+  }
+};
+
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   auto p = prepare(a, b);
+  alpha_check(p.out.dtype, alpha);
   return run_op(Add{alpha}, {p.a, p.b}, p.out);
 }
 Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) {
   auto p = prepare(a, b);
+  alpha_check(p.out.dtype, alpha);
   return run_op(Add{alpha}, {p.a, p.b}, p.out);
 }
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  EMBER_CHECK(a.dtype() != kBool || b.dtype() != kBool,
-              "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-              "`logical_xor()` operator instead.");
+  sub_check(a.dtype(), b.dtype());
   auto p = prepare(a, b);
+  alpha_check(p.out.dtype, alpha);
   return run_op(Sub{alpha}, {p.a, p.b}, p.out);
 }
 Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  sub_check(a.dtype(), bool_or_not(b));
   auto p = prepare(a, b);
+  alpha_check(p.out.dtype, alpha);
   return run_op(Sub{alpha}, {p.a, p.b}, p.out);
 }
-Tensor rsub(const Tensor& a, const Tensor& b, const Scalar& alpha) { return sub(b, a, alpha); }
+Tensor rsub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  sub_check(a.dtype(), b.dtype());
+  auto p = prepare(b, a);
+  alpha_check(p.out.dtype, alpha);
+  return run_op(Sub{alpha, "RsubBackward0"}, {p.a, p.b}, p.out);
+}
 Tensor rsub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  sub_check(a.dtype(), bool_or_not(b));
   ScalarType t = result_type(a, b);
-  return sub(wrap_scalar(b, t, a.device()), a, alpha);
+  alpha_check(t, alpha);
+  Tensor wrapped = wrap_scalar(b, t, a.device());
+  return run_op(Sub{alpha, "RsubBackward1"}, {wrapped, a.to(t)}, OutSpec{DimVector(a.sizes()), t});
 }
 Tensor mul(const Tensor& a, const Tensor& b) {
   auto p = prepare(a, b);
@@ -186,31 +455,109 @@ Tensor div(const Tensor& a, const Scalar& b) {
   ScalarType t = promote_to_float(result_type(a, b));
   return div(a, wrap_scalar(b, t, a.device()));
 }
+Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode) {
+  std::optional<Rounding> mode = parse_rounding(rounding_mode);
+  if (!mode) return div(a, b);
+  auto p = prepare(a, b);  // rounding division keeps integer dtypes
+  return run_op(DivMode{*mode}, {p.a, p.b}, p.out);
+}
+Tensor div(const Tensor& a, const Scalar& b, std::optional<std::string_view> rounding_mode) {
+  std::optional<Rounding> mode = parse_rounding(rounding_mode);
+  if (!mode) return div(a, b);
+  auto p = prepare(a, b);
+  return run_op(DivMode{*mode, true}, {p.a, p.b}, p.out);
+}
+Tensor floor_divide(const Tensor& a, const Tensor& b) { return div(a, b, "floor"); }
 Tensor true_divide(const Tensor& a, const Tensor& b) { return div(a, b); }
+
+Tensor remainder(const Tensor& a, const Tensor& b) {
+  auto p = prepare(a, b);
+  return run_op(Mod{true, false}, {p.a, p.b}, p.out);
+}
+Tensor remainder(const Tensor& a, const Scalar& b) {
+  auto p = prepare(a, b);
+  return run_op(Mod{true, true}, {p.a, p.b}, p.out);
+}
+Tensor fmod(const Tensor& a, const Tensor& b) {
+  auto p = prepare(a, b);
+  return run_op(Mod{false, false}, {p.a, p.b}, p.out);
+}
+Tensor fmod(const Tensor& a, const Scalar& b) {
+  auto p = prepare(a, b);
+  return run_op(Mod{false, true}, {p.a, p.b}, p.out);
+}
+
+Tensor pow(const Tensor& a, const Tensor& b) {
+  auto p = prepare(a, b);
+  return run_op(PowTensor{}, {p.a, p.b}, p.out);
+}
+Tensor pow(const Tensor& a, const Scalar& b) {
+  ScalarType t = result_type(a, b);
+  check_int_pow(t, b);
+  return run_op(PowScalar{b}, {a.to(t)}, OutSpec{DimVector(a.sizes()), t});
+}
+Tensor pow(const Scalar& a, const Tensor& b) {
+  // The base becomes a 0-dim tensor; a gradient flows to the exponent only.
+  auto p = prepare(wrap_scalar(a, result_type(a, b), b.device()), b);
+  return run_op(PowTensor{true}, {p.a, p.b}, p.out);
+}
+
+Tensor atan2(const Tensor& a, const Tensor& b) {
+  auto p = prepare_div(a, b);  // integers compute in the default float dtype
+  return run_op(Atan2{}, {p.a, p.b}, p.out);
+}
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  auto p = prepare(a, b);
+  return run_op(MaxMin{true}, {p.a, p.b}, p.out);
+}
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  auto p = prepare(a, b);
+  return run_op(MaxMin{false}, {p.a, p.b}, p.out);
+}
 
 // ---- Tensor methods and operators ---------------------------------------------------------
 Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const { return ember::add(*this, o, alpha); }
 Tensor Tensor::add(const Scalar& o, const Scalar& alpha) const { return ember::add(*this, o, alpha); }
 Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
-  return run_inplace_op(Add{alpha}, *this, {*this, inplace_operand(*this, o)});
+  Tensor other = inplace_operand(*this, o);
+  alpha_check(dtype(), alpha);
+  return run_inplace_op(Add{alpha}, *this, {*this, other});
 }
 Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
-  return run_inplace_op(Add{alpha}, *this, {*this, inplace_operand(*this, o)});
+  Tensor other = inplace_operand(*this, o);
+  alpha_check(dtype(), alpha);
+  return run_inplace_op(Add{alpha}, *this, {*this, other});
 }
 Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const { return ember::sub(*this, o, alpha); }
 Tensor Tensor::sub(const Scalar& o, const Scalar& alpha) const { return ember::sub(*this, o, alpha); }
 Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
-  return run_inplace_op(Sub{alpha}, *this, {*this, inplace_operand(*this, o)});
+  sub_check(dtype(), o.dtype());
+  Tensor other = inplace_operand(*this, o);
+  alpha_check(dtype(), alpha);
+  return run_inplace_op(Sub{alpha}, *this, {*this, other});
 }
 Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) {
-  return run_inplace_op(Sub{alpha}, *this, {*this, inplace_operand(*this, o)});
+  sub_check(dtype(), bool_or_not(o));
+  Tensor other = inplace_operand(*this, o);
+  alpha_check(dtype(), alpha);
+  return run_inplace_op(Sub{alpha}, *this, {*this, other});
 }
 Tensor Tensor::mul(const Tensor& o) const { return ember::mul(*this, o); }
 Tensor Tensor::mul(const Scalar& o) const { return ember::mul(*this, o); }
-Tensor& Tensor::mul_(const Tensor& o) { return run_inplace_op(Mul{}, *this, {*this, inplace_operand(*this, o)}); }
-Tensor& Tensor::mul_(const Scalar& o) { return run_inplace_op(Mul{}, *this, {*this, inplace_operand(*this, o)}); }
+Tensor& Tensor::mul_(const Tensor& o) {
+  return run_inplace_op(Mul{}, *this, {*this, inplace_operand(*this, o)});
+}
+Tensor& Tensor::mul_(const Scalar& o) {
+  return run_inplace_op(Mul{}, *this, {*this, inplace_operand(*this, o)});
+}
 Tensor Tensor::div(const Tensor& o) const { return ember::div(*this, o); }
 Tensor Tensor::div(const Scalar& o) const { return ember::div(*this, o); }
+Tensor Tensor::div(const Tensor& o, std::optional<std::string_view> m) const {
+  return ember::div(*this, o, m);
+}
+Tensor Tensor::div(const Scalar& o, std::optional<std::string_view> m) const {
+  return ember::div(*this, o, m);
+}
 Tensor& Tensor::div_(const Tensor& o) {
   check_can_cast(promote_to_float(result_type(*this, o)), dtype());
   return run_inplace_op(Div{}, *this, {*this, inplace_operand(*this, o)});
@@ -219,6 +566,44 @@ Tensor& Tensor::div_(const Scalar& o) {
   check_can_cast(promote_to_float(result_type(*this, o)), dtype());
   return run_inplace_op(Div{}, *this, {*this, inplace_operand(*this, o)});
 }
+Tensor& Tensor::div_(const Tensor& o, std::optional<std::string_view> m) {
+  std::optional<Rounding> mode = parse_rounding(m);
+  if (!mode) return div_(o);
+  return run_inplace_op(DivMode{*mode}, *this, {*this, inplace_operand(*this, o)});
+}
+Tensor Tensor::remainder(const Tensor& o) const { return ember::remainder(*this, o); }
+Tensor Tensor::remainder(const Scalar& o) const { return ember::remainder(*this, o); }
+Tensor& Tensor::remainder_(const Tensor& o) {
+  return run_inplace_op(Mod{true, false}, *this, {*this, inplace_operand(*this, o)});
+}
+Tensor& Tensor::remainder_(const Scalar& o) {
+  return run_inplace_op(Mod{true, true}, *this, {*this, inplace_operand(*this, o)});
+}
+Tensor Tensor::fmod(const Tensor& o) const { return ember::fmod(*this, o); }
+Tensor Tensor::fmod(const Scalar& o) const { return ember::fmod(*this, o); }
+Tensor& Tensor::fmod_(const Tensor& o) {
+  return run_inplace_op(Mod{false, false}, *this, {*this, inplace_operand(*this, o)});
+}
+Tensor& Tensor::fmod_(const Scalar& o) {
+  return run_inplace_op(Mod{false, true}, *this, {*this, inplace_operand(*this, o)});
+}
+Tensor Tensor::pow(const Tensor& e) const { return ember::pow(*this, e); }
+Tensor Tensor::pow(const Scalar& e) const { return ember::pow(*this, e); }
+Tensor& Tensor::pow_(const Tensor& e) {
+  return run_inplace_op(PowTensor{}, *this, {*this, inplace_operand(*this, e)});
+}
+Tensor& Tensor::pow_(const Scalar& e) {
+  check_can_cast(result_type(*this, e), dtype());
+  check_int_pow(dtype(), e);
+  return run_inplace_op(PowScalar{e}, *this, {*this});
+}
+Tensor Tensor::atan2(const Tensor& o) const { return ember::atan2(*this, o); }
+Tensor& Tensor::atan2_(const Tensor& o) {
+  check_can_cast(promote_to_float(result_type(*this, o)), dtype());
+  return run_inplace_op(Atan2{}, *this, {*this, inplace_operand(*this, o)});
+}
+Tensor Tensor::maximum(const Tensor& o) const { return ember::maximum(*this, o); }
+Tensor Tensor::minimum(const Tensor& o) const { return ember::minimum(*this, o); }
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }
@@ -235,5 +620,7 @@ Tensor operator/(const Scalar& a, const Tensor& b) {
   ScalarType t = promote_to_float(result_type(b, a));
   return div(wrap_scalar(a, t, b.device()), b);
 }
+Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, b); }
+Tensor operator%(const Tensor& a, const Scalar& b) { return remainder(a, b); }
 
 }  // namespace ember

@@ -42,15 +42,31 @@ void copy(const Tensor& dst, const Tensor& src) {
 
 namespace {
 
-/// copy_ as an op: forward casts/broadcasts src into a fresh tensor shaped like dst; the
-/// gradient flows back to src summed over broadcast dims (the engine does that) and cast
-/// back to src's dtype.
+/// clone and to(dtype): out = src cast to out's dtype. d out / d src = identity, so the
+/// gradient flows back unchanged (the engine casts it to src's dtype). `op` is the PyTorch
+/// name the node is called after (CloneBackward0, ToCopyBackward0).
 struct Copy final : UnaryOp {
-  const char* name() const override { return "copy"; }
+  const char* op;
+  explicit Copy(const char* op_name) : op(op_name) {}
+  const char* name() const override { return op; }
   Save saves() const override { return Save::kNothing; }
   void cpu(const Tensor& src, Tensor& out) const override { cpu::copy(out, src); }
   void cuda(const Tensor& src, Tensor& out) const override { cuda::copy(out, src); }
   Tensor backward(const SavedTensors&, const Tensor& grad) const override { return grad; }
+};
+
+/// copy_ as recorded by autograd: out = src cast and broadcast to self's shape. Self's old
+/// values are overwritten, so their gradient is zero; src's is the incoming one (cast and
+/// un-broadcast by the engine). PyTorch calls this node CopyBackwards.
+struct CopyInto final : Op {
+  const char* name() const override { return "copy_"; }
+  std::string node_name() const override { return "CopyBackwards"; }
+  Save saves() const override { return Save::kNothing; }
+  void cpu(const TensorList& in, TensorList& out) const override { cpu::copy(out[0], in[1]); }
+  void cuda(const TensorList& in, TensorList& out) const override { cuda::copy(out[0], in[1]); }
+  TensorList backward(const SavedTensors& s, const TensorList& g) const override {
+    return {s.needs_grad(0) ? zeros_like(g[0]) : Tensor(), s.needs_grad(1) ? g[0] : Tensor()};
+  }
 };
 
 /// to(device): a copy across devices, differentiable.
@@ -60,7 +76,6 @@ struct ToDevice final : UnaryOp {
   const char* name() const override { return "to_copy"; }
   Save saves() const override { return Save::kNothing; }
   void cpu(const Tensor& src, Tensor& out) const override { cuda::copy(out, src); }
-  void cuda(const Tensor& src, Tensor& out) const override { cuda::copy(out, src); }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
     return grad.to(s.input_device(0));
   }
@@ -82,17 +97,19 @@ Tensor& Tensor::copy_(const Tensor& src, bool /*non_blocking*/) {
   EMBER_CHECK(src.dim() <= dim() && broadcast_shapes(sizes(), src.sizes()).ref().equals(sizes()),
               "output with shape ", sizes(), " doesn't match the broadcast shape ",
               broadcast_shapes(sizes(), src.sizes()).ref());
+  check_no_internal_overlap(sizes(), strides());
   detail::check_inplace(*this, "copy_");
   if (!detail::should_record({*this, src})) {
     detail::copy_into(*this, src);
     return *this;
   }
-  Tensor result = run_op(Copy{}, {src}, OutSpec{DimVector(sizes()), dtype()});
+  Tensor from = src.device() == device() ? src : src.to(device());  // run_op wants one device
+  Tensor result = run_op(CopyInto{}, {*this, from}, OutSpec{DimVector(sizes()), dtype()});
   return detail::commit_inplace(*this, result);
 }
 
 Tensor clone(const Tensor& t) {
-  return run_op(Copy{}, {t}, OutSpec{DimVector(t.sizes()), t.dtype()});
+  return run_op(Copy("clone"), {t}, OutSpec{DimVector(t.sizes()), t.dtype()});
 }
 Tensor Tensor::clone() const { return ember::clone(*this); }
 
@@ -101,7 +118,7 @@ Tensor Tensor::contiguous() const { return ember::contiguous(*this); }
 
 Tensor Tensor::to(ScalarType dt, bool, bool copy) const {
   if (dt == dtype() && !copy) return *this;
-  return run_op(Copy{}, {*this}, OutSpec{DimVector(sizes()), dt});
+  return run_op(Copy("to_copy"), {*this}, OutSpec{DimVector(sizes()), dt});
 }
 
 Tensor Tensor::to(Device d, bool non_blocking, bool copy) const {
@@ -111,9 +128,13 @@ Tensor Tensor::to(Device d, bool non_blocking, bool copy) const {
 Tensor Tensor::to(Device d, ScalarType dt, bool non_blocking, bool copy) const {
   if (d.is_cuda() && !d.has_index()) d = Device(kCUDA, 0);
   if (d == device()) return to(dt, non_blocking, copy);
-  Tensor moved = run_op(ToDevice{d}, {contiguous()}, OutSpec{DimVector(sizes()), dtype()});
-  (void)moved;
-  return moved.to(dt);
+  // run_op allocates outputs on its inputs' device, so a cross-device copy allocates its
+  // output on the target itself and records the node by hand.
+  Tensor src = contiguous();
+  TensorList out{empty(sizes(), TensorOptions().dtype(dtype()).device(d))};
+  cuda::copy(out[0], src);
+  if (detail::should_record({src})) detail::record(std::make_shared<ToDevice>(d), {src}, out);
+  return out[0].to(dt);
 }
 
 Tensor Tensor::to(TensorOptions options, bool non_blocking, bool copy) const {

@@ -3,9 +3,11 @@
 #include "ember/core/ops/creation.h"
 
 #include <cmath>
+#include <limits>
 
 #include "ember/core/cpu/loops.h"
 #include "ember/core/shape.h"
+#include "ember/core/type_promotion.h"
 
 namespace ember {
 namespace {
@@ -33,7 +35,9 @@ Tensor empty(IntArrayRef size, TensorOptions options) {
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions options) {
   check_sizes(size);
-  EMBER_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
+  EMBER_CHECK(size.size() == stride.size(), "dimensionality of sizes (", size.size(),
+              ") must match dimensionality of strides (", stride.size(), ")");
+  // Bytes needed: one past the furthest element the strides reach (none if a size is 0).
   int64_t extent = 1;
   for (size_t i = 0; i < size.size(); ++i) {
     if (size[i] == 0) { extent = 0; break; }
@@ -73,16 +77,28 @@ Tensor arange(const Scalar& start, const Scalar& end, TensorOptions options) {
   return arange(start, end, 1, options);
 }
 
+// PyTorch's arange_out: bounds and step are first converted to the output's accumulate
+// type (int64 for integer dtypes, so arange(0, 2.5, 0.5, kLong) has step 0), and the length
+// is ceil((end - start) / step) computed in double (from the converted values for int64 only).
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions options) {
-  double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
+  bool all_int = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
+  if (!options.has_dtype()) options = options.dtype(all_int ? kLong : get_default_dtype());
+  ScalarType dt = options.dtype();
+  EMBER_CHECK(dt != kBool, "\"arange_cpu\" not implemented for 'Bool'");
+  bool integral = is_integral(dt, false);
+  double s = integral ? static_cast<double>(start.toLong()) : start.toDouble();
+  double e = integral ? static_cast<double>(end.toLong()) : end.toDouble();
+  double st = integral ? static_cast<double>(step.toLong()) : step.toDouble();
+  double size_d = dt == kLong ? std::ceil((e - s) / st)
+                              : std::ceil((end.toDouble() - start.toDouble()) / step.toDouble());
   EMBER_CHECK(st != 0, "step must be nonzero");
   EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
   EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "upper bound and larger bound inconsistent with step sign");
-  bool all_int = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
-  if (!options.has_dtype()) options = options.dtype(all_int ? kLong : get_default_dtype());
-  int64_t n = static_cast<int64_t>(std::ceil((e - s) / st));
+  EMBER_CHECK(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<int64_t>::max()),
+              "invalid size, possible overflow?");
+  int64_t n = static_cast<int64_t>(size_d);
   Tensor t = empty({n}, options.requires_grad(false));
-  visit_dtype(t.dtype(), [&]<typename T>() {
+  visit_dtype(dt, [&]<typename T>() {
     T* p = t.data_ptr<T>();
     if constexpr (std::is_integral_v<T>) {
       int64_t is = start.toLong(), ist = step.toLong();
@@ -97,12 +113,21 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options) {
   EMBER_CHECK(steps >= 0, "number of steps must be non-negative");
   Tensor t = empty({steps}, options.requires_grad(false));
-  double s = start.toDouble(), e = end.toDouble();
+  EMBER_CHECK(t.dtype() != kBool, "\"linspace_cpu\" not implemented for 'Bool'");
+  // The bounds are first converted to the output dtype (PyTorch's scalar_start.to<scalar_t>()).
+  bool integral = is_integral(t.dtype(), false);
+  double s = integral ? static_cast<double>(start.toLong()) : start.toDouble();
+  double e = integral ? static_cast<double>(end.toLong()) : end.toDouble();
+  if (steps == 1) {
+    t.fill_(start);  // PyTorch: a single step is `start`, not `end`
+    return finish(t, options);
+  }
   double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
   int64_t half = steps / 2;
   visit_dtype(t.dtype(), [&]<typename T>() {
     T* p = t.data_ptr<T>();
     // Symmetric fill from both ends, as PyTorch does, so the last value is exactly `end`.
+    // Integer dtypes truncate the double value, as PyTorch's double step does.
     for (int64_t i = 0; i < steps; ++i)
       p[i] = static_cast<T>(i < half ? s + step * static_cast<double>(i)
                                      : e - step * static_cast<double>(steps - 1 - i));
@@ -177,18 +202,26 @@ Tensor from_blob(void* data, IntArrayRef sizes, const std::function<void(void*)>
 
 TensorDataContainer::TensorDataContainer(std::initializer_list<TensorDataContainer> list)
     : is_list_(true), elements_(list) {
-  // The list's dtype is the promotion of its elements' (so {1, 2.5} is floating).
+  // The list's dtype is the promotion of its elements' (so {1, 2.5} is floating and
+  // {true, 1} integral), as Python's torch.tensor infers it.
   if (elements_.empty()) { dtype_ = kFloat; return; }
   dtype_ = elements_[0].dtype_;
   DimVector first = elements_[0].sizes();
   for (const auto& e : elements_) {
-    EMBER_CHECK(e.sizes() == first, "Expected all sub-lists to have sizes: ", first.ref(),
-                " (e.g. ", elements_[0].is_scalar() ? "a scalar" : "a list", "), but got sub-list with sizes: ",
-                e.sizes().ref());
-    if (is_floating_point(e.dtype_) && !is_floating_point(dtype_)) dtype_ = e.dtype_;
-    else if (e.dtype_ == kLong && dtype_ == kBool) dtype_ = kLong;
-    else if (e.dtype_ == kDouble && dtype_ == kFloat) dtype_ = kDouble;
+    EMBER_CHECK(e.sizes() == first, "Expected all sub-lists to have sizes: ", first.ref(), " (e.g. ",
+                elements_[0], "), but got sub-list ", e, " with sizes: ", e.sizes().ref());
+    dtype_ = promote_types(dtype_, e.dtype_);
   }
+}
+
+std::ostream& operator<<(std::ostream& os, const TensorDataContainer& c) {
+  if (!c.is_list_) {
+    if (c.scalar_.isFloatingPoint()) return os << c.scalar_.toDouble();
+    return os << c.scalar_.toLong();
+  }
+  os << '{';
+  for (size_t i = 0; i < c.elements_.size(); ++i) os << (i ? ", " : "") << c.elements_[i];
+  return os << '}';
 }
 
 DimVector TensorDataContainer::sizes() const {
@@ -215,9 +248,10 @@ void TensorDataContainer::fill(Tensor& out) const {
 
 Tensor tensor(const TensorDataContainer& data, TensorOptions options) {
   if (!options.has_dtype()) {
-    // libtorch's rule: integers give int64, floating values the default dtype.
+    // libtorch's compute_desired_dtype: C++ int/long literals give int64, float/double ones
+    // the default dtype; other element types (bool, int16_t, ...) keep their own dtype.
     ScalarType t = data.dtype();
-    ScalarType desired = is_integral(t, false) ? kLong : is_floating_point(t) ? get_default_dtype() : t;
+    ScalarType desired = (t == kInt || t == kLong) ? kLong : (t == kFloat || t == kDouble) ? get_default_dtype() : t;
     options = options.dtype(desired);
   }
   Tensor cpu_t = empty(data.sizes(), options.device(kCPU).requires_grad(false));

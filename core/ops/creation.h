@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <initializer_list>
+#include <ostream>
 #include <vector>
 
 #include "ember/core/tensor.h"
@@ -68,6 +69,8 @@ class TensorDataContainer {
   DimVector sizes() const;
   /// Writes the values in row-major order into `out` (already of the right shape/dtype).
   void fill(Tensor& out) const;
+  /// Prints as libtorch does in its errors: {{1, 2}, {3, 4}}.
+  friend std::ostream& operator<<(std::ostream& os, const TensorDataContainer& c);
 
  private:
   TensorDataContainer() = default;

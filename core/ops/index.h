@@ -9,9 +9,11 @@
 namespace ember {
 namespace indexing {
 
-struct NoneType {};
+/// As in libtorch, None is std::nullopt, so Slice(None, 2) and x.index({None, 0}) both read
+/// as in Python.
+using NoneType = std::nullopt_t;
 struct EllipsisType {};
-constexpr NoneType None{};
+constexpr NoneType None = std::nullopt;
 constexpr EllipsisType Ellipsis{};
 
 /// start:stop:step with Python's defaults and clamping.
@@ -61,10 +63,9 @@ class TensorIndex {
 
 }  // namespace indexing
 
-Tensor index(const Tensor& self, ArrayRef<indexing::TensorIndex> indices);
-Tensor& index_put_(Tensor& self, ArrayRef<indexing::TensorIndex> indices, const Tensor& value);
 /// Advanced indexing with a list of index tensors (torch.index with a tuple of tensors);
-/// undefined entries mean ":".
+/// undefined entries mean ":". (TensorIndex lists go through Tensor::index / index_put_, as in
+/// libtorch, so a braced list here is never ambiguous.)
 Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices);
 Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
                    bool accumulate = false);

@@ -1,6 +1,6 @@
 // Random tensors: rand/randn/randint/randperm/bernoulli/normal and the in-place samplers.
-// Element k of a draw uses Philox block (offset + k) of the CPU generator (or k/4 for
-// 32-bit uniforms), so values are the same whatever the thread count.
+// Element k of a draw uses Philox block (offset + k) of the CPU generator, so values are
+// the same whatever the thread count.
 #include <cmath>
 #include <numbers>
 
@@ -8,6 +8,7 @@
 #include "ember/core/generator.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/creation.h"
+#include "ember/core/shape.h"
 #include "ember/core/tensor_iter.h"
 #include "ember/core/type_promotion.h"
 
@@ -28,6 +29,18 @@ double uniform01(uint64_t key, uint64_t counter) {
   return philox::to_double01(w[0], w[1]);
 }
 
+/// Uniform in [0, 1) on the grid of T's mantissa (k / 2^digits, as PyTorch's
+/// uniform_real_distribution): a 53-bit double rounded to float could land on 1.0.
+template <class T>
+double uniform01_for(uint64_t key, uint64_t counter) {
+  constexpr int digits = std::is_same_v<T, double> ? 53 : std::is_same_v<T, float> ? 24
+                         : std::is_same_v<T, Half> ? 11 : 8;
+  uint32_t w[4];
+  philox::block(key, counter, w);
+  uint64_t bits = (static_cast<uint64_t>(w[0]) << 32) | w[1];
+  return static_cast<double>(bits >> (64 - digits)) / static_cast<double>(uint64_t{1} << digits);
+}
+
 double normal01(uint64_t key, uint64_t counter) {
   uint32_t w[4];
   philox::block(key, counter, w);
@@ -39,6 +52,7 @@ double normal01(uint64_t key, uint64_t counter) {
 template <class Gen>
 void fill_with(Tensor& t, const Gen& gen) {
   EMBER_CHECK(t.is_cpu(), "random sampling on CUDA tensors is not available in this build");
+  check_no_internal_overlap(t.sizes(), t.strides());
   Tensor out = t.is_contiguous() ? t : empty_like(t);
   visit_dtype(out.dtype(), [&]<typename T>() {
     T* p = static_cast<T*>(out.data_ptr());
@@ -46,8 +60,8 @@ void fill_with(Tensor& t, const Gen& gen) {
       for (int64_t k = b; k < e; ++k) p[k] = static_cast<T>(gen(k));
     });
   });
-  if (!out.is_same(t)) detail::copy_into(t, out);
-  t.unsafeGetTensorImpl()->storage()->bump_version();
+  if (!out.is_same(t)) detail::copy_into(t, out);  // bumps the version itself
+  else t.unsafeGetTensorImpl()->storage()->bump_version();
 }
 
 void check_float(const Tensor& t, const char* op) {
@@ -62,7 +76,9 @@ Tensor& Tensor::uniform_(double from, double to) {
   detail::check_inplace(*this, "uniform_");
   auto [key, start] = reserve(static_cast<uint64_t>(numel()));
   double width = to - from;
-  fill_with(*this, [=](int64_t k) { return from + width * uniform01(key, start + k); });
+  visit_float_dtype(dtype(), "check_uniform_bounds", [&]<typename T>() {
+    fill_with(*this, [=](int64_t k) { return from + width * uniform01_for<T>(key, start + k); });
+  });
   return *this;
 }
 
@@ -120,13 +136,14 @@ Tensor normal(double mean, double std, IntArrayRef size, TensorOptions options) 
 Tensor randint(int64_t high, IntArrayRef size, TensorOptions options) { return randint(0, high, size, options); }
 
 Tensor randint(int64_t low, int64_t high, IntArrayRef size, TensorOptions options) {
+  if (!options.has_dtype()) options = options.dtype(kLong);  // torch.randint gives int64
   Tensor t = empty(size, options);
   t.random_(low, high);
   return t;
 }
 
 Tensor randperm(int64_t n, TensorOptions options) {
-  EMBER_CHECK(n >= 0, "n must be non-negative, got", n);
+  EMBER_CHECK(n >= 0, "Trying to create tensor with negative dimension ", n, ": [", n, "]");
   // Fisher-Yates with one Philox block per swap.
   auto [key, start] = reserve(static_cast<uint64_t>(n));
   std::vector<int64_t> perm(static_cast<size_t>(n));
@@ -139,7 +156,7 @@ Tensor randperm(int64_t n, TensorOptions options) {
   }
   Tensor t = empty({n}, kLong);
   std::copy(perm.begin(), perm.end(), t.data_ptr<int64_t>());
-  return t.to(options.dtype());
+  return t.to(options.has_dtype() ? options.dtype() : kLong);
 }
 
 Tensor bernoulli(const Tensor& p) {

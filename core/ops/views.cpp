@@ -7,6 +7,7 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/creation.h"
+#include "ember/core/ops/index.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/shape.h"
 #include "ember/core/shape.h"
@@ -24,8 +25,8 @@ struct ViewOpBase : UnaryOp {
   void cpu(const Tensor&, Tensor&) const override {}
 };
 
-/// The gradient of a view that picks part of its input (select, slice, diagonal,
-/// as_strided): zeros of the input's shape with the view's region set to the gradient.
+/// The gradient of a view that picks part of its input (select, slice, diagonal): zeros
+/// of the input's shape with the view's region set to the gradient.
 /// Its own backward takes the same view of the incoming gradient.
 struct EmbedView final : UnaryOp {
   DimVector base_sizes;
@@ -75,7 +76,7 @@ struct Expand final : ViewOpBase {
   }
 };
 
-/// Views that select a region (select, slice, narrow, diagonal, as_strided).
+/// Views that select a region (select, slice, narrow, diagonal).
 struct RegionView final : ViewOpBase {
   const char* op_name;
   std::function<Tensor(const Tensor&)> view_fn;
@@ -83,6 +84,47 @@ struct RegionView final : ViewOpBase {
   const char* name() const override { return op_name; }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
     return embed_view(grad, s.input_sizes(0), view_fn);
+  }
+};
+
+/// Sizes, strides and storage offset: where a tensor's elements sit in its storage.
+struct Geometry {
+  DimVector sizes, strides;
+  int64_t offset;
+  /// One past the last storage position used (offset when empty).
+  int64_t end() const {
+    int64_t last = offset;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      if (sizes[d] == 0) return offset;
+      last += (sizes[d] - 1) * strides[d];
+    }
+    return last + 1;
+  }
+  /// The storage position of every element, relative to `base`, as an int64 tensor of `sizes`.
+  Tensor positions(int64_t base) const {
+    Tensor pos = full({}, offset - base, kLong);
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      DimVector shape(sizes.size(), 1);
+      shape[d] = sizes[d];
+      pos = pos + arange(sizes[d], kLong).view(shape) * strides[d];
+    }
+    return pos;
+  }
+};
+
+// as_strided: the view reads storage positions that may repeat (overlapping windows) and need
+// not follow the input's own layout (a transposed input). So the gradient goes through a
+// buffer standing for the storage: grad is added at the view's positions (index_add, so a
+// position read twice gets both gradients), then read back at the input's positions.
+struct AsStrided final : ViewOpBase {
+  Geometry input, view;
+  AsStrided(Geometry in, Geometry v) : input(std::move(in)), view(std::move(v)) {}
+  const char* name() const override { return "as_strided"; }
+  Tensor backward(const SavedTensors&, const Tensor& grad) const override {
+    int64_t lo = std::min(input.offset, view.offset), hi = std::max(input.end(), view.end());
+    Tensor buffer = zeros({std::max<int64_t>(hi - lo, 0)}, grad.options())
+                        .index_add(0, view.positions(lo).reshape({-1}), grad.reshape({-1}));
+    return buffer.as_strided(input.sizes, input.strides, input.offset - lo);
   }
 };
 
@@ -125,9 +167,16 @@ Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
 Tensor unflatten(const Tensor& x, int64_t dim, IntArrayRef sizes) {
   dim = maybe_wrap_dim(dim, x.dim());
   EMBER_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
-  DimVector inner = infer_size(sizes, x.size(dim));
-  EMBER_CHECK(prod_of(inner) == x.size(dim), "unflatten: Provided sizes ", sizes,
-              " don't multiply up to the size of dim ", dim, " (", x.size(dim), ") in the input tensor");
+  // Check the product first: infer_size's own message would not name unflatten.
+  int64_t known = 1, n = x.size(dim);
+  bool infer = false;
+  for (int64_t v : sizes) {
+    if (v == -1) infer = true;
+    else known *= v;
+  }
+  EMBER_CHECK(infer ? (known != 0 && n % known == 0) : known == n, "unflatten: Provided sizes ", sizes,
+              " don't multiply up to the size of dim ", dim, " (", n, ") in the input tensor");
+  DimVector inner = infer_size(sizes, n);
   DimVector shape;
   for (int64_t d = 0; d < dim; ++d) shape.push_back(x.size(d));
   for (int64_t s : inner) shape.push_back(s);
@@ -165,7 +214,14 @@ Tensor permute(const Tensor& x, IntArrayRef dims) {
               "permute(sparse_coo): number of dimensions in the tensor input does not match the length of "
               "the desired ordering of dimensions i.e. input.dim() = ", x.dim(), " is not equal to len(dims) = ",
               dims.size());
-  DimVector wrapped = wrap_dims(dims, x.dim());
+  DimVector wrapped;
+  uint64_t seen = 0;
+  for (int64_t d : dims) {
+    int64_t w = maybe_wrap_dim(d, x.dim());
+    EMBER_CHECK(!(seen & (uint64_t{1} << w)), "permute(): duplicate dims are not allowed.");
+    seen |= uint64_t{1} << w;
+    wrapped.push_back(w);
+  }
   DimVector shape(x.dim()), strides(x.dim());
   for (int64_t i = 0; i < x.dim(); ++i) {
     shape[i] = x.size(wrapped[i]);
@@ -191,9 +247,10 @@ Tensor t(const Tensor& x) {
 }
 
 Tensor expand(const Tensor& x, IntArrayRef size) {
-  EMBER_CHECK(size.size() >= static_cast<size_t>(x.dim()), "expand(", "torch.", scalar_type_name(x.dtype()),
-              "Tensor{", x.sizes(), "}, size=", size, "): the number of sizes provided (", size.size(),
-              ") must be greater or equal to the number of dimensions in the tensor (", x.dim(), ")");
+  // libtorch names the tensor by its type, e.g. "expand(CPUFloatType{[2, 3]}, size=[3])".
+  EMBER_CHECK(size.size() >= static_cast<size_t>(x.dim()), "expand(", x.is_cuda() ? "CUDA" : "CPU",
+              scalar_type_name(x.dtype()), "Type{", x.sizes(), "}, size=", size, "): the number of sizes provided (",
+              size.size(), ") must be greater or equal to the number of dimensions in the tensor (", x.dim(), ")");
   int64_t nd = static_cast<int64_t>(size.size()), off = nd - x.dim();
   DimVector shape(nd), strides(nd);
   for (int64_t i = nd - 1; i >= 0; --i) {
@@ -240,13 +297,8 @@ Tensor as_strided(const Tensor& x, IntArrayRef size, IntArrayRef stride, std::op
   EMBER_CHECK(max_elem < capacity, "setStorage: sizes ", size, ", strides ", stride, ", storage offset ", offset,
               ", and itemsize ", x.element_size(), " requiring a storage size of ", (max_elem + 1) * x.element_size(),
               " are out of bounds for storage of size ", capacity * x.element_size());
-  DimVector sz(size), st(stride);
-  int64_t rel = offset - x.storage_offset();
-  auto fn = [sz, st, rel](const Tensor& g) {
-    Tensor c = g.contiguous();
-    return c.as_strided(sz, st, c.storage_offset() + rel);
-  };
-  return run_view_op(RegionView{"as_strided", fn}, x, make_view(x, size, stride, offset));
+  AsStrided op{{DimVector(x.sizes()), DimVector(x.strides()), x.storage_offset()}, {DimVector(size), DimVector(stride), offset}};
+  return run_view_op(std::move(op), x, make_view(x, size, stride, offset));
 }
 
 Tensor select(const Tensor& x, int64_t dim, int64_t index) {
@@ -323,7 +375,7 @@ TensorList split(const Tensor& x, int64_t split_size, int64_t dim) {
   int64_t n = x.size(dim);
   EMBER_CHECK(split_size > 0 || n == 0, "split_size can only be 0 if dimension size is 0, but got dimension size of ", n);
   std::vector<int64_t> sizes;
-  if (split_size == 0) return {x};
+  if (split_size == 0) return {narrow(x, dim, 0, 0)};
   for (int64_t s = 0; s < n; s += split_size) sizes.push_back(std::min(split_size, n - s));
   if (sizes.empty()) sizes.push_back(0);
   return split_with_sizes(x, sizes, dim);
@@ -334,9 +386,8 @@ TensorList chunk(const Tensor& x, int64_t chunks, int64_t dim) {
   EMBER_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
   dim = maybe_wrap_dim(dim, x.dim());
   int64_t n = x.size(dim);
-  int64_t each = (n + chunks - 1) / chunks;
-  if (each == 0) each = 1;
-  return split(x, each, dim);
+  if (n == 0) return split_with_sizes(x, std::vector<int64_t>(static_cast<size_t>(chunks), 0), dim);
+  return split(x, (n + chunks - 1) / chunks, dim);
 }
 
 TensorList unbind(const Tensor& x, int64_t dim) {
@@ -368,19 +419,21 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
 }
 
 namespace {
-// unfold: windows may overlap, so the gradient of an input element sums over its windows.
+// unfold: element k of window w reads the input at w * step + k along dim. Windows may
+// overlap, so the gradient is an index_add of grad (windows and their elements flattened
+// into one dim) at those positions: overlapping reads sum.
 struct Unfold final : ViewOpBase {
   int64_t dim, size, step;
   Unfold(int64_t d, int64_t s, int64_t st) : dim(d), size(s), step(st) {}
   const char* name() const override { return "unfold"; }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
-    Tensor out = zeros(s.input_sizes(0), grad.options());
     int64_t windows = grad.size(dim);
-    for (int64_t i = 0; i < windows; ++i) {
-      Tensor region = out.narrow(dim, i * step, size);
-      region.add_(grad.select(dim, i).movedim(-1, dim));
-    }
-    return out;
+    Tensor positions = (arange(windows, kLong) * step).unsqueeze(1) + arange(size, kLong);
+    Tensor g = grad.movedim(-1, dim + 1);  // [..., windows, size, ...]
+    DimVector merged(g.sizes());
+    merged[dim] = windows * size;
+    merged.erase(dim + 1);
+    return zeros(s.input_sizes(0), grad.options()).index_add(dim, positions.reshape({-1}), g.reshape(merged));
   }
 };
 }  // namespace
@@ -405,7 +458,17 @@ Tensor movedim(const Tensor& x, IntArrayRef source, IntArrayRef destination) {
   EMBER_CHECK(source.size() == destination.size(), "movedim: Invalid source or destination dims: source (",
               source, " dims) should contain the same number of dims as destination (", destination, " dims)");
   int64_t nd = x.dim();
-  DimVector src = wrap_dims(source, nd), dst = wrap_dims(destination, nd);
+  auto wrap_unique = [nd](IntArrayRef dims, const char* which) {
+    DimVector out;
+    for (int64_t d : dims) {
+      int64_t w = maybe_wrap_dim(d, nd);
+      EMBER_CHECK(std::find(out.begin(), out.end(), w) == out.end(), "movedim: repeated dim in `", which, "` (",
+                  dims, ")");
+      out.push_back(w);
+    }
+    return out;
+  };
+  DimVector src = wrap_unique(source, "source"), dst = wrap_unique(destination, "destination");
   DimVector order(nd, -1);
   std::vector<bool> used(nd, false);
   for (size_t i = 0; i < src.size(); ++i) { order[dst[i]] = src[i]; used[src[i]] = true; }

@@ -1,0 +1,4 @@
+// bench_overhead.cpp built against Debian's libtorch, for the side-by-side per-op overhead
+// figure in bench/README.md. Not part of the CMake build: run bench/run_libtorch_overhead.sh.
+#define EMBER_BENCH_LIBTORCH
+#include "bench_overhead.cpp"

@@ -1,0 +1,372 @@
+// Activations (relu, leaky_relu, elu/selu, gelu, silu, mish, softplus, hardtanh/relu6) and
+// clamp. Each op: its formula, CPU kernel and backward in one struct. Piecewise gradients go
+// through constant masks of the forward input (unary_internal.h), so double backward works.
+#include "ember/core/ops/unary.h"
+
+#include <cmath>
+#include <limits>
+
+#include "ember/core/ops/binary.h"
+#include "ember/core/ops/unary_internal.h"
+#include "ember/core/shape.h"
+
+namespace ember {
+
+using namespace unary_impl;
+
+namespace {
+
+constexpr double kSqrt1_2 = 0.707106781186547524401;      // 1/sqrt(2)
+constexpr double kInvSqrt2Pi = 0.398942280401432677940;   // 1/sqrt(2 pi)
+constexpr double kSqrt2OverPi = 0.797884560802865355879;  // sqrt(2/pi)
+constexpr double kGeluTanhCoef = 0.044715;
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// max and min that return nan when either operand is nan (clamp's float semantics).
+template <class M>
+M max_nan(M a, M b) {
+  if constexpr (is_float_v<M>) {
+    if (std::isnan(b)) return b;
+  }
+  return a < b ? b : a;
+}
+template <class M>
+M min_nan(M a, M b) {
+  if constexpr (is_float_v<M>) {
+    if (std::isnan(b)) return b;
+  }
+  return b < a ? b : a;
+}
+
+// ---- relu family ------------------------------------------------------------------------------
+
+// relu: max(x, 0), nan stays nan. d/dx = 1 where the result is > 0, else 0 (0 at x = 0),
+// read off the saved result as PyTorch's threshold_backward does.
+struct Relu final : NumericMap<Relu> {
+  const char* name() const override { return "relu"; }
+  Save saves() const override { return Save::kOutputs; }
+  template <class M> M f(M v) const {
+    if constexpr (std::is_unsigned_v<M>) return v;
+    else return v < M(0) ? M(0) : v;
+  }
+  Tensor backward(const SavedTensors& s, const Tensor& g) const override {
+    return masked(g, const_mask(s.output(), [](auto r) { return !(r <= 0); }));
+  }
+};
+
+// leaky_relu: x for x > 0, slope * x otherwise. d/dx = 1 or slope (slope at 0).
+struct LeakyRelu final : FloatMap<LeakyRelu> {
+  double slope;
+  explicit LeakyRelu(const Scalar& s) : slope(s.toDouble()) {}
+  const char* name() const override { return "leaky_relu"; }
+  auto f(auto v) const { return v > 0 ? v : v * static_cast<decltype(v)>(slope); }
+  Tensor backward(const SavedTensors& s, const Tensor& g) const override {
+    double k = slope;
+    return g * const_map(s.input(0), [k](auto v) { return v > 0 ? decltype(v)(1) : static_cast<decltype(v)>(k); });
+  }
+};
+
+// elu: scale * x for x > 0, scale * alpha * (e^{input_scale x} - 1) otherwise.
+// d/dx = scale, or input_scale * alpha * scale * e^{input_scale x} for x <= 0.
+struct Elu final : FloatMap<Elu> {
+  double alpha, scale, input_scale;
+  Elu(double a, double s, double i) : alpha(a), scale(s), input_scale(i) {}
+  const char* name() const override { return "elu"; }
+  auto f(auto v) const {
+    using M = decltype(v);
+    return v > 0 ? static_cast<M>(scale) * v
+                 : static_cast<M>(alpha * scale) * std::expm1(v * static_cast<M>(input_scale));
+  }
+  Tensor backward(const SavedTensors& s, const Tensor& g) const override {
+    Tensor x = s.input(0);
+    double sc = scale;
+    // clamp_max keeps e^{...} finite where it is masked out, so its own gradient is never inf * 0.
+    Tensor negative = (x.clamp_max(0) * input_scale).exp() * (input_scale * alpha * scale);
+    Tensor positive = const_map(x, [sc](auto v) { return !(v <= 0) ? static_cast<decltype(v)>(sc) : decltype(v)(0); });
+    return g * (positive + masked(negative, const_mask(x, [](auto v) { return v <= 0; })));
+  }
+};
+
+// ---- smooth activations ---------------------------------------------------------------------
+
+// gelu: x * Phi(x) with Phi the normal CDF ("none"), or its tanh approximation
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). Derivatives in backward.
+struct Gelu final : UnaryOp {
+  bool tanh_approx;
+  explicit Gelu(bool t) : tanh_approx(t) {}
+  const char* name() const override { return "gelu"; }
+  bool elementwise() const override { return true; }
+  void cpu(const Tensor& x, Tensor& out) const override {
+    if (tanh_approx) {
+      float_kernel(name(), x, out, [](auto v) {
+        using M = decltype(v);
+        M inner = static_cast<M>(kSqrt2OverPi) * (v + static_cast<M>(kGeluTanhCoef) * v * v * v);
+        return M(0.5) * v * (M(1) + std::tanh(inner));
+      });
+    } else {
+      float_kernel(name(), x, out, [](auto v) {
+        using M = decltype(v);
+        return M(0.5) * v * (M(1) + std::erf(v * static_cast<M>(kSqrt1_2)));
+      });
+    }
+  }
+  Tensor backward(const SavedTensors& s, const Tensor& g) const override {
+    Tensor x = s.input(0);
+    if (!tanh_approx) {
+      // d/dx x Phi(x) = Phi(x) + x phi(x), phi(x) = e^{-x^2/2} / sqrt(2 pi).
+      Tensor cdf = ((x * kSqrt1_2).erf() + 1) * 0.5;
+      Tensor pdf = (x * x * -0.5).exp() * kInvSqrt2Pi;
+      return g * (cdf + x * pdf);
+    }
+    // With u = sqrt(2/pi) (x + c x^3), t = tanh u:
+    // d/dx 0.5 x (1 + t) = 0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 c x^2).
+    Tensor x2 = x * x;
+    Tensor t = ((x + x2 * x * kGeluTanhCoef) * kSqrt2OverPi).tanh();
+    Tensor du = (x2 * (3 * kGeluTanhCoef) + 1) * kSqrt2OverPi;
+    return g * ((t + 1) * 0.5 + x * 0.5 * (1 - t * t) * du);
+  }
+};
+
+// silu: x sigmoid(x); d/dx = s (1 + x (1 - s)) with s = sigmoid(x).
+struct Silu final : FloatMap<Silu> {
+  const char* name() const override { return "silu"; }
+  auto f(auto v) const { return v / (decltype(v)(1) + std::exp(-v)); }
+  Tensor backward(const SavedTensors& s, const Tensor& g) const override {
+    Tensor x = s.input(0);
+    Tensor sig = x.sigmoid();
+    return g * (sig * (x * (1 - sig) + 1));
+  }
+};
+
+// mish: x tanh(softplus(x)); d/dx = t + x sigmoid(x) (1 - t^2) with t = tanh(softplus(x)).
+struct Mish final : FloatMap<Mish> {
+  const char* name() const override { return "mish"; }
+  auto f(auto v) const { return v * std::tanh(std::log1p(std::exp(v))); }
+  Tensor backward(const SavedTensors& s, const Tensor& g) const override {
+    Tensor x = s.input(0);
+    Tensor t = softplus(x).tanh();  // softplus, not log1p(exp(x)): its gradient stays finite
+    return g * (t + x * x.sigmoid() * (1 - t * t));
+  }
+};
+
+// softplus: log(1 + e^{beta x}) / beta, or x itself where beta x > threshold (for stability).
+// d/dx = sigmoid(beta x), or 1 above the threshold.
+struct Softplus final : FloatMap<Softplus> {
+  double beta, threshold;
+  Softplus(double b, double t) : beta(b), threshold(t) {}
+  const char* name() const override { return "softplus"; }
+  auto f(auto v) const {
+    using M = decltype(v);
+    M bv = v * static_cast<M>(beta);
+    return bv > static_cast<M>(threshold) ? v : std::log1p(std::exp(bv)) / static_cast<M>(beta);
+  }
+  Tensor backward(const SavedTensors& s, const Tensor& g) const override {
+    Tensor x = s.input(0);
+    double b = beta, th = threshold;
+    auto above = [b, th](auto v) { using M = decltype(v); return v * static_cast<M>(b) > static_cast<M>(th); };
+    Tensor linear = const_map(x, [above](auto v) { return above(v) ? decltype(v)(1) : decltype(v)(0); });
+    Tensor below = const_mask(x, [above](auto v) { return !above(v); });
+    return g * (linear + masked((x * beta).sigmoid(), below));
+  }
+};
+
+// ---- clamp and hardtanh ---------------------------------------------------------------------
+
+/// An absent clamp bound: -inf/+inf for floats, the dtype's range for integers and bool.
+template <class M>
+M bound_or_limit(const std::optional<Scalar>& s, bool upper) {
+  if (s) return s->to<M>();
+  if constexpr (is_float_v<M>) return upper ? std::numeric_limits<M>::infinity() : -std::numeric_limits<M>::infinity();
+  else return upper ? std::numeric_limits<M>::max() : std::numeric_limits<M>::lowest();
+}
+
+// clamp: min(max(x, lo), hi); nan if x or a bound is nan; lo > hi gives hi (PyTorch).
+// d/dx = 1 where lo <= x <= hi, else 0 (also for nan x).
+struct Clamp final : UnaryOp {
+  std::optional<Scalar> lo, hi;
+  Clamp(std::optional<Scalar> l, std::optional<Scalar> h) : lo(l), hi(h) {}
+  const char* name() const override { return "clamp"; }
+  bool elementwise() const override { return true; }
+  void cpu(const Tensor& x, Tensor& out) const override {
+    visit_dtype(out.dtype(), [&]<typename T>() {
+      using M = opmath_t<T>;
+      M l = bound_or_limit<M>(lo, false), h = bound_or_limit<M>(hi, true);
+      cpu::unary_kernel<T, T>(x, out, [l, h](T v) { return static_cast<T>(min_nan(max_nan(static_cast<M>(v), l), h)); });
+    });
+  }
+  Tensor backward(const SavedTensors& s, const Tensor& g) const override {
+    double l = lo ? lo->toDouble() : -kInf, h = hi ? hi->toDouble() : kInf;
+    return masked(g, const_mask(s.input(0), [l, h](auto v) {
+      using M = decltype(v);
+      return v >= static_cast<M>(l) && v <= static_cast<M>(h);
+    }));
+  }
+};
+
+/// pred(a, b, c) over three same-dtype floating tensors broadcast to `shape`, as a bool
+/// tensor outside autograd (clamp's gradient masks).
+template <class Pred>
+Tensor mask3(IntArrayRef shape, const Tensor& a, const Tensor& b, const Tensor& c, const Pred& pred) {
+  Tensor out = empty(shape, TensorOptions().dtype(kBool).device(a.device()));
+  visit_float_dtype(a.dtype(), "clamp", [&]<typename T>() {
+    using M = opmath_t<T>;
+    TensorIter iter(out, {a, b, c});
+    cpu::cpu_map<bool, T, T, T>(iter, [&pred](T x, T l, T h) { return pred(M(x), M(l), M(h)); });
+  });
+  return out;
+}
+
+// clamp with tensor bounds (broadcasting; an absent bound is passed as +-inf / the dtype's
+// range). PyTorch's clamp_backward_min_max:
+//   dx = g where lo <= x <= hi;  dlo = g where x < lo and lo < hi;  dhi = g where x > hi or hi < lo.
+struct ClampTensor final : Op {
+  const char* name() const override { return "clamp"; }
+  bool elementwise() const override { return true; }
+  void cpu(const TensorList& in, TensorList& out) const override {
+    visit_dtype(out[0].dtype(), [&]<typename T>() {
+      using M = opmath_t<T>;
+      TensorIter iter(out[0], in);
+      cpu::cpu_map<T, T, T, T>(iter, [](T v, T l, T h) {
+        return static_cast<T>(min_nan(max_nan(static_cast<M>(v), static_cast<M>(l)), static_cast<M>(h)));
+      });
+    });
+  }
+  TensorList backward(const SavedTensors& s, const TensorList& g) const override {
+    Tensor x = s.input(0), lo = s.input(1), hi = s.input(2);
+    IntArrayRef shape = g[0].sizes();
+    Tensor gx, glo, ghi;
+    if (s.needs_grad(0)) gx = masked(g[0], mask3(shape, x, lo, hi, [](auto v, auto l, auto h) { return v >= l && v <= h; }));
+    if (s.needs_grad(1)) glo = masked(g[0], mask3(shape, x, lo, hi, [](auto v, auto l, auto h) { return v < l && l < h; }));
+    if (s.needs_grad(2)) ghi = masked(g[0], mask3(shape, x, lo, hi, [](auto v, auto l, auto h) { return v > h || h < l; }));
+    return {gx, glo, ghi};
+  }
+};
+
+/// The dtype clamp computes in: a floating x keeps its dtype; otherwise bounds promote it.
+ScalarType clamp_result_type(const Tensor& x, const std::optional<Scalar>& lo, const std::optional<Scalar>& hi) {
+  ScalarType t = x.dtype();
+  if (x.is_floating_point()) return t;
+  if (lo) t = promote_types(t, result_type(x, *lo));
+  if (hi) t = promote_types(t, result_type(x, *hi));
+  return t;
+}
+
+void check_clamp_bounds(bool has_min, bool has_max) {
+  EMBER_CHECK(has_min || has_max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+}
+
+/// A 0-dim stand-in for an absent tensor bound.
+Tensor limit_bound(ScalarType t, bool upper, Device device) {
+  Scalar v = visit_dtype(t, [&]<typename T>() { return Scalar(bound_or_limit<opmath_t<T>>(std::nullopt, upper)); });
+  return full({}, v, TensorOptions().dtype(t).device(device));
+}
+
+// hardtanh: clamp(x, min_val, max_val) in x's dtype (bounds are cast to it, as PyTorch).
+// d/dx = 1 strictly inside (min_val, max_val), else 0 (PyTorch's hardtanh_backward).
+struct Hardtanh final : NumericMap<Hardtanh> {
+  double lo, hi;
+  Hardtanh(double l, double h) : lo(l), hi(h) {}
+  const char* name() const override { return "hardtanh"; }
+  template <class M> M f(M v) const { return min_nan(max_nan(v, static_cast<M>(lo)), static_cast<M>(hi)); }
+  Tensor backward(const SavedTensors& s, const Tensor& g) const override {
+    double l = lo, h = hi;
+    return masked(g, const_mask(s.input(0), [l, h](auto v) {
+      using M = decltype(v);
+      return !(v <= static_cast<M>(l) || v >= static_cast<M>(h));
+    }));
+  }
+};
+
+}  // namespace
+
+// ---- relu family ------------------------------------------------------------------------------
+
+Tensor relu(const Tensor& x) {
+  EMBER_CHECK(x.dtype() != kBool, "Boolean inputs not supported for relu");
+  return same_dtype_unary<Relu>(x);
+}
+Tensor Tensor::relu() const { return ember::relu(*this); }
+Tensor& Tensor::relu_() {
+  EMBER_CHECK(dtype() != kBool, "Boolean inputs not supported for relu");
+  return run_inplace_op(Relu{}, *this, {*this});
+}
+
+Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope) {
+  return same_dtype_unary(x, LeakyRelu{negative_slope});
+}
+Tensor& leaky_relu_(Tensor& x, const Scalar& negative_slope) {
+  return run_inplace_op(LeakyRelu{negative_slope}, x, {x});
+}
+
+Tensor elu(const Tensor& x, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale) {
+  return same_dtype_unary(x, Elu{alpha.toDouble(), scale.toDouble(), input_scale.toDouble()});
+}
+Tensor selu(const Tensor& x) { return elu(x, kSeluAlpha, kSeluScale, 1); }
+
+// ---- smooth activations ---------------------------------------------------------------------
+
+Tensor gelu(const Tensor& x, std::string_view approximate) {
+  EMBER_CHECK(approximate == "none" || approximate == "tanh", "approximate argument must be either none or tanh.");
+  return same_dtype_unary(x, Gelu{approximate == "tanh"});
+}
+Tensor silu(const Tensor& x) { return same_dtype_unary<Silu>(x); }
+Tensor mish(const Tensor& x) { return same_dtype_unary<Mish>(x); }
+Tensor softplus(const Tensor& x, const Scalar& beta, const Scalar& threshold) {
+  return same_dtype_unary(x, Softplus{beta.toDouble(), threshold.toDouble()});
+}
+
+// ---- hardtanh, relu6 ---------------------------------------------------------------------------
+
+Tensor hardtanh(const Tensor& x, const Scalar& min_val, const Scalar& max_val) {
+  EMBER_CHECK(x.dtype() != kBool, "Bool inputs not supported for hardtanh");
+  return same_dtype_unary(x, Hardtanh{min_val.toDouble(), max_val.toDouble()});
+}
+Tensor relu6(const Tensor& x) { return hardtanh(x, 0, 6); }
+
+// ---- clamp --------------------------------------------------------------------------------------
+
+Tensor clamp(const Tensor& x, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  check_clamp_bounds(min.has_value(), max.has_value());
+  ScalarType t = clamp_result_type(x, min, max);
+  return run_op(Clamp{min, max}, {x.to(t)}, OutSpec{DimVector(x.sizes()), t});
+}
+
+Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  bool has_min = min && min->defined(), has_max = max && max->defined();
+  check_clamp_bounds(has_min, has_max);
+  TensorList operands{x};
+  DimVector shape(x.sizes());
+  for (const Tensor* b : {has_min ? &*min : nullptr, has_max ? &*max : nullptr}) {
+    if (!b) continue;
+    operands.push_back(*b);
+    shape = broadcast_shapes(shape, b->sizes());
+  }
+  ScalarType t = result_type(operands);
+  Tensor lo = has_min ? min->to(t) : limit_bound(t, false, x.device());
+  Tensor hi = has_max ? max->to(t) : limit_bound(t, true, x.device());
+  return run_op(ClampTensor{}, {x.to(t), lo, hi}, OutSpec{shape, t});
+}
+
+Tensor clip(const Tensor& x, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return clamp(x, min, max);
+}
+Tensor clamp_min(const Tensor& x, const Scalar& min) { return clamp(x, std::optional<Scalar>(min), std::nullopt); }
+Tensor clamp_max(const Tensor& x, const Scalar& max) { return clamp(x, std::nullopt, std::optional<Scalar>(max)); }
+
+Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
+  return ember::clamp(*this, min, max);
+}
+Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
+  check_clamp_bounds(min.has_value(), max.has_value());
+  check_can_cast(clamp_result_type(*this, min, max), dtype());
+  return run_inplace_op(Clamp{min, max}, *this, {*this});
+}
+Tensor Tensor::clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max) const {
+  return ember::clamp(*this, min, max);
+}
+Tensor Tensor::clamp_min(const Scalar& min) const { return ember::clamp_min(*this, min); }
+Tensor Tensor::clamp_max(const Scalar& max) const { return ember::clamp_max(*this, max); }
+
+}  // namespace ember

@@ -1,0 +1,67 @@
+// Internal to core/ops/index.cpp and scatter.cpp: the two loops every indexing op runs on.
+// Note [Indexed loops]
+// An indexing op is an elementwise loop over a TensorIter in which one operand's address is
+// moved by idx * step: gather-like ops read src at that address, scatter-like ops write dst
+// there. The caller builds that operand as a view of the indexed tensor with stride 0 in the
+// indexed dim (so the iterator walks only the other dims) and passes the indexed dim's stride
+// (in bytes) as `step`; advanced indexing passes precomputed element offsets and step =
+// element size. Index values are checked before the loop runs: no errors inside the loop.
+#pragma once
+
+#include "ember/core/tensor.h"
+#include "ember/core/tensor_iter.h"
+
+namespace ember::index_detail {
+
+/// A view of t's storage with the given geometry, outside autograd (for kernels only).
+inline Tensor restride(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  return Tensor(
+      intrusive_ptr<TensorImpl>::make(t.unsafeGetTensorImpl()->storage(), t.dtype(), sizes, strides, offset));
+}
+
+/// A 0-dim tensor as a one-element 1-d view (gather/scatter/index_select treat it so).
+inline Tensor as_1d(const Tensor& t) {
+  if (t.dim() > 0) return t;
+  int64_t one = 1;
+  return restride(t, IntArrayRef(one), IntArrayRef(one), t.storage_offset());
+}
+
+/// out[i] = *(src[i] + idx[i] * step) over TensorIter(out, {src, idx}); idx is int64.
+template <class T>
+void gather_loop(const TensorIter& iter, int64_t step) {
+  iter.for_each([step](char** data, const int64_t* s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t idx = *reinterpret_cast<const int64_t*>(data[2] + i * s[2]);
+      *reinterpret_cast<T*>(data[0] + i * s[0]) =
+          *reinterpret_cast<const T*>(data[1] + i * s[1] + idx * step);
+    }
+  });
+}
+
+/// *(dst[i] + idx[i] * step) = f(old value, src[i]) over TensorIter(dst, {src, idx}).
+/// `serial` for accumulation: repeated indices must neither race nor depend on thread count.
+template <class T, class F>
+void scatter_loop(const TensorIter& iter, int64_t step, bool serial, const F& f) {
+  auto loop = [step, &f](char** data, const int64_t* s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t idx = *reinterpret_cast<const int64_t*>(data[2] + i * s[2]);
+      T* dst = reinterpret_cast<T*>(data[0] + i * s[0] + idx * step);
+      *dst = f(*dst, *reinterpret_cast<const T*>(data[1] + i * s[1]));
+    }
+  };
+  if (serial)
+    iter.serial_for_each(loop);
+  else
+    iter.for_each(loop);
+}
+
+/// The first value of an int64 tensor outside [lo, hi), if any (row-major order).
+inline std::optional<int64_t> first_out_of_range(const Tensor& index, int64_t lo, int64_t hi) {
+  Tensor c = index.contiguous();
+  const int64_t* p = c.data_ptr<int64_t>();
+  for (int64_t i = 0, n = c.numel(); i < n; ++i)
+    if (p[i] < lo || p[i] >= hi) return p[i];
+  return std::nullopt;
+}
+
+}  // namespace ember::index_detail

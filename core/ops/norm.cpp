@@ -1,0 +1,108 @@
+// norm: vector p-norms over all elements or over some dims, (sum |x|^p)^(1/p), with the
+// special cases PyTorch has: p = 0 (count of nonzeros), 1, 2, inf (max |x|), -inf (min |x|).
+#include <cmath>
+
+#include "ember/core/cpu/reduce.h"
+#include "ember/core/op.h"
+#include "ember/core/ops/binary.h"
+#include "ember/core/ops/reduce.h"
+#include "ember/core/ops/reduce_common.h"
+#include "ember/core/ops/unary.h"
+
+namespace ember {
+namespace {
+
+using detail::unsqueeze_reduced;
+
+/// out = finish(fold of step(acc, |x|) over `mask`), in double; merge combines partials.
+template <class Step, class Merge, class Finish>
+void abs_reduce(const Tensor& x, Tensor& out, uint64_t mask, double init, const Step& step,
+                const Merge& merge, const Finish& finish) {
+  visit_float_dtype(x.dtype(), "norm", [&]<typename T>() {
+    T* o = static_cast<T*>(out.data_ptr());
+    cpu::cpu_reduce<T, double>(
+        x, mask, init,
+        [&step](double acc, T v, int64_t) {
+          return step(acc, std::fabs(static_cast<double>(static_cast<opmath_t<T>>(v))));
+        },
+        merge, [o, &finish](int64_t i, double acc) { o[i] = static_cast<T>(finish(acc)); }, /*reorder=*/true);
+  });
+}
+
+/// NaN-propagating max and min of absolute values.
+double nan_max(double a, double b) { return std::isnan(a) || b <= a ? a : b; }
+double nan_min(double a, double b) { return std::isnan(a) || b >= a ? a : b; }
+
+// norm: the gradient is PyTorch's norm_backward, with the norm r = ||x||_p:
+//   p = 1: sign(x);  p = 2: x / r (0 where r = 0);  p = +-inf: sign(x), shared evenly by the
+//   elements whose |x| equals r (or is NaN);  p < 1: sign(x) |x|^(p-1) r^(1-p) (0 where x = 0);
+//   otherwise sign(x) |x|^(p-1) / r^(p-1) (0 where r = 0);  p = 0: no gradient.
+struct Norm final : UnaryOp {
+  double p;
+  uint64_t mask;
+  bool keepdim;
+  Norm(double pv, uint64_t m, bool k) : p(pv), mask(m), keepdim(k) {}
+  const char* name() const override { return "norm"; }
+  std::string node_name() const override { return "NormBackward1"; }  // PyTorch's overload number
+  Save saves() const override { return Save::kBoth; }
+  void cpu(const Tensor& x, Tensor& out) const override {
+    auto add = [](double a, double b) { return a + b; };
+    auto same = [](double a) { return a; };
+    // An empty norm is 0 for every p, as in PyTorch (not inf for p = -inf or p < 0).
+    bool empty = detail::reduced_numel(x.sizes(), mask) == 0;
+    if (p == 2) {
+      abs_reduce(
+          x, out, mask, 0, [](double a, double v) { return a + v * v; }, add,
+          [](double a) { return std::sqrt(a); });
+    } else if (p == 1) {
+      abs_reduce(x, out, mask, 0, add, add, same);
+    } else if (p == 0) {
+      abs_reduce(
+          x, out, mask, 0, [](double a, double v) { return a + (v != 0); }, add, same);
+    } else if (std::isinf(p) && p > 0) {
+      abs_reduce(x, out, mask, 0, nan_max, nan_max, same);
+    } else if (std::isinf(p)) {
+      abs_reduce(x, out, mask, INFINITY, nan_min, nan_min, [empty](double a) { return empty ? 0.0 : a; });
+    } else {
+      double pv = p;
+      abs_reduce(
+          x, out, mask, 0, [pv](double a, double v) { return a + std::pow(v, pv); }, add,
+          [pv, empty](double a) { return empty ? 0.0 : std::pow(a, 1.0 / pv); });
+    }
+  }
+  Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
+    if (p == 0) return {};
+    Tensor x = s.input(0);
+    Tensor g = unsqueeze_reduced(grad, x.dim(), mask, keepdim);
+    Tensor r = unsqueeze_reduced(s.output(), x.dim(), mask, keepdim);
+    if (p == 1) return sign(x) * g;
+    if (p == 2) return g * masked_fill(x / r, eq(r, 0), 0);
+    Tensor ax = abs(x);
+    if (std::isinf(p)) {
+      Tensor ties = logical_or(eq(ax, r), isnan(ax));
+      return sign(x) * (g / ties.sum(detail::mask_dims(mask, x.dim()), true) * ties);
+    }
+    if (p < 1) return sign(x) * masked_fill(pow(ax, p - 1), eq(x, 0), 0) * g * pow(r, 1 - p);
+    return sign(x) * pow(ax, p - 1) * masked_fill(g / pow(r, p - 1), eq(r, 0), 0);
+  }
+};
+
+}  // namespace
+
+Tensor norm(const Tensor& x, std::optional<Scalar> p, IntArrayRef dim, bool keepdim) {
+  EMBER_CHECK(x.is_floating_point(), "norm(): input dtype should be either floating point or complex. Got ",
+              scalar_type_name(x.dtype()), " instead.");
+  uint64_t mask = dim_mask(dim, x.dim());
+  double pv = p ? p->toDouble() : 2.0;
+  return run_op(Norm{pv, mask, keepdim}, {x},
+                OutSpec{detail::reduced_shape(x.sizes(), mask, keepdim), x.dtype()});
+}
+
+Tensor norm(const Tensor& x, const Scalar& p) { return norm(x, p, {}, false); }
+
+Tensor Tensor::norm(const Scalar& p) const { return ember::norm(*this, p); }
+Tensor Tensor::norm(std::optional<Scalar> p, IntArrayRef dim, bool keepdim) const {
+  return ember::norm(*this, p, dim, keepdim);
+}
+
+}  // namespace ember

@@ -1,0 +1,345 @@
+// Elementwise ops of three operands: where, lerp, addcmul, addcdiv, and masked_fill (whose
+// fill value is a third, 0-dim operand). All broadcast their operands as binary ops do.
+#include <cmath>
+#include <string>
+
+#include "ember/core/ops/binary.h"
+#include "ember/core/ops/binary_internal.h"
+#include "ember/core/ops/reduce.h"
+
+namespace ember {
+
+using namespace binary_detail;
+
+namespace {
+
+DimVector broadcast3(const Tensor& a, const Tensor& b, const Tensor& c) {
+  return broadcast_shapes(broadcast_shapes(a.sizes(), b.sizes()), c.sizes());
+}
+
+/// The dtype name PyTorch's TypeMeta prints ("float", "long int"), used by lerp's messages.
+const char* type_meta_name(ScalarType t) {
+  switch (t) {
+    case kBool:
+      return "bool";
+    case kByte:
+      return "unsigned char";
+    case kChar:
+      return "signed char";
+    case kShort:
+      return "short int";
+    case kInt:
+      return "int";
+    case kLong:
+      return "long int";
+    case kHalf:
+      return "c10::Half";
+    case kBFloat16:
+      return "c10::BFloat16";
+    case kFloat:
+      return "float";
+    case kDouble:
+      return "double";
+    default:
+      return "undefined";
+  }
+}
+
+// ---- where ---------------------------------------------------------------------------------
+
+// where(cond, a, b) = cond ? a : b: the gradient goes to a where cond holds, to b elsewhere.
+struct Where final : Op {
+  const char* name() const override { return "where"; }
+  void cpu(const TensorList& in, TensorList& out) const override {
+    TensorIter iter(out[0], {in[0], in[1], in[2]});
+    visit_dtype(out[0].dtype(), [&]<typename T>() {
+      cpu::cpu_map<T, bool, T, T>(iter, [](bool c, T a, T b) { return c ? a : b; });
+    });
+  }
+  TensorList backward(const SavedTensors& s, const TensorList& g) const override {
+    Tensor cond = s.input(0), ga, gb;
+    if (s.needs_grad(1)) ga = where(cond, g[0], 0.0);
+    if (s.needs_grad(2)) gb = where(cond, 0.0, g[0]);
+    return {Tensor(), ga, gb};
+  }
+};
+
+Tensor where_in(const Tensor& cond, const Tensor& a, const Tensor& b, ScalarType t) {
+  EMBER_CHECK(cond.dtype() == kBool,
+              "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+              scalar_type_name(cond.dtype()));
+  return run_op(Where{}, {cond, a.to(t), b.to(t)}, OutSpec{broadcast3(cond, a, b), t});
+}
+
+/// The result dtype of two scalars (both "wrapped numbers"): floating beats integer beats bool.
+ScalarType scalar_pair_type(const Scalar& a, const Scalar& b) {
+  if (a.isFloatingPoint() || b.isFloatingPoint()) return get_default_dtype();
+  if (a.isIntegral(false) || b.isIntegral(false)) return kLong;
+  return kBool;
+}
+
+// ---- lerp ----------------------------------------------------------------------------------
+
+/// PyTorch's lerp: from whichever end is nearer the weight, which keeps lerp(a, b, 1) == b.
+template <class M>
+M lerp_value(M start, M end, M w) {
+  return std::abs(w) < M(0.5) ? start + w * (end - start) : end - (end - start) * (M(1) - w);
+}
+
+// lerp: start + w (end - start); d/dstart = 1 - w, d/dend = w, d/dw = end - start.
+// `weight` holds a scalar weight; without it the weight is the third input.
+struct Lerp final : Op {
+  std::optional<Scalar> weight;
+  explicit Lerp(std::optional<Scalar> w) : weight(w) {}
+  const char* name() const override { return "lerp"; }
+  std::string node_name() const override { return weight ? "LerpBackward0" : "LerpBackward1"; }
+  Save saves() const override { return weight ? Save::kNothing : Save::kInputs; }
+  bool elementwise() const override { return true; }
+  void cpu(const TensorList& in, TensorList& out) const override {
+    if (weight) {
+      visit_float_dtype(out[0].dtype(), "lerp_kernel_scalar", [&]<typename T>() {
+        using M = opmath_t<T>;
+        M w = static_cast<M>(weight->toDouble());
+        cpu::binary_kernel<T, T, T>(in[0], in[1], out[0], [w](T a, T b) {
+          return static_cast<T>(lerp_value(static_cast<M>(a), static_cast<M>(b), w));
+        });
+      });
+      return;
+    }
+    TensorIter iter(out[0], {in[0], in[1], in[2]});
+    visit_float_dtype(out[0].dtype(), "lerp_kernel_tensor", [&]<typename T>() {
+      using M = opmath_t<T>;
+      cpu::cpu_map<T, T, T, T>(iter, [](T a, T b, T w) {
+        return static_cast<T>(lerp_value(static_cast<M>(a), static_cast<M>(b), static_cast<M>(w)));
+      });
+    });
+  }
+  TensorList backward(const SavedTensors& s, const TensorList& g) const override {
+    Tensor gs, ge, gw;
+    if (weight) {
+      double w = weight->toDouble();
+      if (s.needs_grad(0)) gs = g[0] * (1.0 - w);
+      if (s.needs_grad(1)) ge = g[0] * w;
+      return {gs, ge};
+    }
+    Tensor w = s.input(2);
+    if (s.needs_grad(0)) gs = g[0] * (1 - w);
+    if (s.needs_grad(1)) ge = g[0] * w;
+    if (s.needs_grad(2)) gw = g[0] * (s.input(1) - s.input(0));
+    return {gs, ge, gw};
+  }
+};
+
+/// lerp does not promote: end (and a tensor weight) must have start's dtype.
+void check_lerp_dtype(const Tensor& start, const Tensor& other, const char* what) {
+  EMBER_CHECK(start.dtype() == other.dtype(), "expected dtype ", type_meta_name(start.dtype()), " for `",
+              what, "` but got dtype ", type_meta_name(other.dtype()));
+}
+
+// ---- addcmul, addcdiv ----------------------------------------------------------------------
+
+// addcmul: self + v t1 t2; d/dself = 1, d/dt1 = v t2, d/dt2 = v t1.
+// addcdiv: self + v t1 / t2; d/dself = 1, d/dt1 = v / t2, d/dt2 = -v t1 / t2^2.
+struct AddC final : Op {
+  bool is_div;
+  Scalar value;
+  AddC(bool d, Scalar v) : is_div(d), value(v) {}
+  const char* name() const override { return is_div ? "addcdiv" : "addcmul"; }
+  bool elementwise() const override { return true; }
+  void cpu(const TensorList& in, TensorList& out) const override {
+    TensorIter iter(out[0], {in[0], in[1], in[2]});
+    visit_dtype(out[0].dtype(), [&]<typename T>() {
+      if constexpr (std::is_same_v<T, bool>) {
+        not_implemented(is_div ? "addcdiv_cpu_out" : "addcmul_cpu_out", kBool);
+      } else {
+        using M = opmath_t<T>;
+        M v = static_cast<M>(value.to<T>());  // PyTorch converts value to the tensor dtype first
+        if (is_div)
+          cpu::cpu_map<T, T, T, T>(iter,
+                                   [v](T a, T b, T c) { return static_cast<T>(M(a) + v * (M(b) / M(c))); });
+        else
+          cpu::cpu_map<T, T, T, T>(iter,
+                                   [v](T a, T b, T c) { return static_cast<T>(M(a) + v * M(b) * M(c)); });
+      }
+    });
+  }
+  TensorList backward(const SavedTensors& s, const TensorList& g) const override {
+    Tensor t1 = s.input(1), t2 = s.input(2), g1, g2;
+    if (is_div) {
+      if (s.needs_grad(1)) g1 = g[0] * value / t2;
+      if (s.needs_grad(2)) g2 = -(g[0] * value) * t1 / (t2 * t2);
+    } else {
+      if (s.needs_grad(1)) g1 = g[0] * (t2 * value);
+      if (s.needs_grad(2)) g2 = g[0] * (t1 * value);
+    }
+    return {g[0], g1, g2};
+  }
+};
+
+void check_addcdiv(const Tensor& t1, const Tensor& t2) {
+  EMBER_CHECK(!(is_integral(t1.dtype(), true) && is_integral(t2.dtype(), true)),
+              "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will "
+              "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+              "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer "
+              "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+              "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
+              "dtypes.");
+}
+
+Tensor addc(bool is_div, const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  if (is_div) check_addcdiv(t1, t2);
+  ScalarType t = result_type({self, t1, t2});
+  return run_op(AddC{is_div, value}, {self.to(t), t1.to(t), t2.to(t)}, OutSpec{broadcast3(self, t1, t2), t});
+}
+
+Tensor& addc_(bool is_div, Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  if (is_div) check_addcdiv(t1, t2);
+  check_can_cast(result_type({self, t1, t2}), self.dtype());
+  check_inplace_shape(self, broadcast3(self, t1, t2));
+  return run_inplace_op(AddC{is_div, value}, self, {self, t1.to(self.dtype()), t2.to(self.dtype())});
+}
+
+// ---- masked_fill ---------------------------------------------------------------------------
+
+// masked_fill: value where mask, self elsewhere (value is a 0-dim third input). The gradient
+// of self is zero under the mask; that of value is the sum of the gradient under the mask.
+struct MaskedFill final : Op {
+  bool tensor_value;  // masked_fill(mask, Tensor): PyTorch's MaskedFillBackward1
+  explicit MaskedFill(bool t) : tensor_value(t) {}
+  const char* name() const override { return "masked_fill"; }
+  std::string node_name() const override {
+    return tensor_value ? "MaskedFillBackward1" : "MaskedFillBackward0";
+  }
+  bool elementwise() const override { return true; }
+  void cpu(const TensorList& in, TensorList& out) const override {
+    // The value is read once rather than broadcast as an operand, so dense self and mask
+    // keep cpu_map's contiguous (vectorizable) path.
+    TensorIter iter(out[0], {in[0], in[1]});
+    visit_dtype(out[0].dtype(), [&]<typename T>() {
+      T v = *static_cast<const T*>(in[2].data_ptr());
+      cpu::cpu_map<T, T, bool>(iter, [v](T x, bool m) { return m ? v : x; });
+    });
+  }
+  TensorList backward(const SavedTensors& s, const TensorList& g) const override {
+    Tensor mask = s.input(1), gs, gv;
+    if (s.needs_grad(0)) gs = where(mask, 0.0, g[0]);
+    if (s.needs_grad(2)) gv = where(mask, g[0], 0.0).sum();
+    return {gs, Tensor(), gv};
+  }
+};
+
+void check_mask(const Tensor& mask) {
+  EMBER_CHECK(mask.dtype() == kBool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+              scalar_type_name(mask.dtype()));
+}
+
+/// The fill value as a 0-dim operand of self's dtype (a tensor value keeps its gradient).
+Tensor fill_value(const Tensor& self, const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0,
+              "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ", value.dim(),
+              " dimension(s).");
+  return value.to(self.dtype());
+}
+
+Tensor masked_fill_in(const Tensor& self, const Tensor& mask, const Tensor& value, bool tensor_value) {
+  check_mask(mask);
+  DimVector shape = broadcast_shapes(self.sizes(), mask.sizes());
+  return run_op(MaskedFill{tensor_value}, {self, mask, value}, OutSpec{shape, self.dtype()});
+}
+
+Tensor& masked_fill_in_(Tensor& self, const Tensor& mask, const Tensor& value, bool tensor_value) {
+  check_mask(mask);
+  check_inplace_shape(self, broadcast_shapes(self.sizes(), mask.sizes()));
+  return run_inplace_op(MaskedFill{tensor_value}, self, {self, mask, value});
+}
+
+}  // namespace
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  return where_in(cond, a, b, result_type(a, b));
+}
+Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
+  ScalarType t = result_type(b, a);
+  return where_in(cond, wrap_scalar(a, t, b.device()), b, t);
+}
+Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
+  ScalarType t = result_type(a, b);
+  return where_in(cond, a, wrap_scalar(b, t, a.device()), t);
+}
+Tensor where(const Tensor& cond, const Scalar& a, const Scalar& b) {
+  ScalarType t = scalar_pair_type(a, b);
+  return where_in(cond, wrap_scalar(a, t, cond.device()), wrap_scalar(b, t, cond.device()), t);
+}
+
+Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight) {
+  check_lerp_dtype(start, end, "end");
+  DimVector shape = broadcast_shapes(start.sizes(), end.sizes());
+  return run_op(Lerp{weight}, {start, end}, OutSpec{shape, start.dtype()});
+}
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  check_lerp_dtype(start, end, "end");
+  check_lerp_dtype(start, weight, "weight");
+  return run_op(Lerp{std::nullopt}, {start, end, weight},
+                OutSpec{broadcast3(start, end, weight), start.dtype()});
+}
+
+Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  return addc(false, self, t1, t2, value);
+}
+Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  return addc(true, self, t1, t2, value);
+}
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  return masked_fill_in(self, mask, wrap_scalar(value, self.dtype(), self.device()), false);
+}
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  return masked_fill_in(self, mask, fill_value(self, value), true);
+}
+
+// ---- Tensor methods ------------------------------------------------------------------------
+Tensor Tensor::where(const Tensor& cond, const Tensor& other) const {
+  return ember::where(cond, *this, other);
+}
+
+Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const { return ember::lerp(*this, end, weight); }
+Tensor Tensor::lerp(const Tensor& end, const Tensor& weight) const { return ember::lerp(*this, end, weight); }
+Tensor& Tensor::lerp_(const Tensor& end, const Scalar& weight) {
+  check_lerp_dtype(*this, end, "end");
+  check_inplace_shape(*this, broadcast_shapes(sizes(), end.sizes()));
+  return run_inplace_op(Lerp{weight}, *this, {*this, end});
+}
+Tensor& Tensor::lerp_(const Tensor& end, const Tensor& weight) {
+  check_lerp_dtype(*this, end, "end");
+  check_lerp_dtype(*this, weight, "weight");
+  check_inplace_shape(*this, broadcast3(*this, end, weight));
+  return run_inplace_op(Lerp{std::nullopt}, *this, {*this, end, weight});
+}
+
+Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
+  return ember::addcmul(*this, t1, t2, value);
+}
+Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  return addc_(false, *this, t1, t2, value);
+}
+Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
+  return ember::addcdiv(*this, t1, t2, value);
+}
+Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  return addc_(true, *this, t1, t2, value);
+}
+
+Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& v) const {
+  return ember::masked_fill(*this, mask, v);
+}
+Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& v) const {
+  return ember::masked_fill(*this, mask, v);
+}
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& v) {
+  return masked_fill_in_(*this, mask, wrap_scalar(v, dtype(), device()), false);
+}
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& v) {
+  return masked_fill_in_(*this, mask, fill_value(*this, v), true);
+}
+
+}  // namespace ember
