@@ -7,6 +7,8 @@
 // step). We round each request up to a size class (4 classes per power of two, so waste
 // is under 25%) and keep freed blocks in a per-class free list. Blocks leave the cache only
 // through cpu_empty_cache() or when the cache would exceed kMaxCachedBytes.
+// EMBER_NO_ALLOCATOR_CACHE=1 turns caching off, so that AddressSanitizer sees every free
+// (a cached block would hide a use-after-free); CI's sanitizer run sets it.
 #include "ember/core/allocator.h"
 
 #include <bit>
@@ -33,6 +35,10 @@ size_t size_class(size_t n) {
 
 class CpuCachingAllocator final : public Allocator {
  public:
+  CpuCachingAllocator() {
+    const char* off = std::getenv("EMBER_NO_ALLOCATOR_CACHE");
+    caching_ = !(off && off[0] == '1');
+  }
   void* allocate(size_t nbytes) override {
     if (nbytes == 0) nbytes = 1;
     size_t sz = size_class(nbytes);
@@ -70,7 +76,7 @@ class CpuCachingAllocator final : public Allocator {
     size_t sz = size_class(nbytes);
     std::lock_guard<std::mutex> g(mu_);
     allocated_ -= sz;
-    if (cached_ + sz > kMaxCachedBytes) {
+    if (!caching_ || cached_ + sz > kMaxCachedBytes) {
       std::free(p);
       return;
     }
@@ -94,6 +100,7 @@ class CpuCachingAllocator final : public Allocator {
   }
 
  private:
+  bool caching_ = true;
   std::mutex mu_;
   std::unordered_map<size_t, std::vector<void*>> free_;
   size_t cached_ = 0;

@@ -70,6 +70,8 @@ void record_view(std::shared_ptr<Op> op, const Tensor& base, Tensor& view);
 void check_inplace(const Tensor& self, const char* op_name);
 /// Copies an out-of-place result into self and makes self take its place in the graph.
 Tensor& commit_inplace(Tensor& self, const Tensor& result);
+/// Writes v into every element of t: no autograd, no version bump (for fresh tensors).
+void fill_values(Tensor& t, const Scalar& v);
 /// Copies src into dst (casting, broadcasting) with no autograd, and bumps dst's version.
 void copy_into(Tensor& dst, const Tensor& src);
 /// Makes self take result's place in the autograd graph after an in-place write.

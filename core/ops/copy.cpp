@@ -150,18 +150,24 @@ Tensor& Tensor::fill_(const Scalar& v) {
   detail::check_inplace(*this, "fill_");
   // Recorded: self's old history is cut off (its gradient is zero), as PyTorch's FillBackward.
   if (detail::should_record({*this})) return copy_(full({}, v, options()));
-  if (is_cuda()) {
-    cuda::fill(*this, v);
-  } else {
-    TensorIter iter = TensorIter::nullary(*this);
-    visit_dtype(dtype(), [&]<typename T>() {
-      T value = v.to<opmath_t<T>>();
-      cpu::cpu_map<T>(iter, [value]() { return value; });
-    });
-  }
+  detail::fill_values(*this, v);
   impl_->storage()->bump_version();
   return *this;
 }
+
+namespace detail {
+void fill_values(Tensor& t, const Scalar& v) {
+  if (t.is_cuda()) {
+    cuda::fill(t, v);
+    return;
+  }
+  TensorIter iter = TensorIter::nullary(t);
+  visit_dtype(t.dtype(), [&]<typename T>() {
+    T value = v.to<opmath_t<T>>();
+    cpu::cpu_map<T>(iter, [value]() { return value; });
+  });
+}
+}  // namespace detail
 
 Tensor& Tensor::fill_(const Tensor& v) {
   EMBER_CHECK(v.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ", v.dim(),

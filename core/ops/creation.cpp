@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ember/core/cpu/loops.h"
+#include "ember/core/op.h"
 #include "ember/core/shape.h"
 #include "ember/core/type_promotion.h"
 
@@ -54,23 +55,26 @@ Tensor full(IntArrayRef size, const Scalar& fill_value, TensorOptions options) {
                             : fill_value.isIntegral(false) ? kLong : get_default_dtype());
   }
   Tensor t = empty(size, options.requires_grad(false));
-  t.fill_(fill_value);
+  detail::fill_values(t, fill_value);  // a fresh tensor starts at version 0, as in PyTorch
   return finish(t, options);
 }
 
 Tensor zeros(IntArrayRef size, TensorOptions options) {
   Tensor t = empty(size, options.requires_grad(false));
-  t.zero_();
+  detail::fill_values(t, 0);
   return finish(t, options);
 }
 
 Tensor ones(IntArrayRef size, TensorOptions options) {
   Tensor t = empty(size, options.requires_grad(false));
-  t.fill_(1);
+  detail::fill_values(t, 1);
   return finish(t, options);
 }
 
-Tensor scalar_tensor(const Scalar& s, TensorOptions options) { return full({}, s, options); }
+// torch.scalar_tensor: the default float dtype whatever the scalar's kind, unlike full.
+Tensor scalar_tensor(const Scalar& s, TensorOptions options) {
+  return full({}, s, options.has_dtype() ? options : options.dtype(get_default_dtype()));
+}
 
 Tensor arange(const Scalar& end, TensorOptions options) { return arange(0, end, 1, options); }
 Tensor arange(const Scalar& start, const Scalar& end, TensorOptions options) {
@@ -158,19 +162,19 @@ Tensor empty_like(const Tensor& t, TensorOptions options) {
 
 Tensor zeros_like(const Tensor& t, TensorOptions options) {
   Tensor r = empty_like(t, options.requires_grad(false));
-  r.zero_();
+  detail::fill_values(r, 0);
   return finish(r, options);
 }
 
 Tensor ones_like(const Tensor& t, TensorOptions options) {
   Tensor r = empty_like(t, options.requires_grad(false));
-  r.fill_(1);
+  detail::fill_values(r, 1);
   return finish(r, options);
 }
 
 Tensor full_like(const Tensor& t, const Scalar& fill_value, TensorOptions options) {
   Tensor r = empty_like(t, options.requires_grad(false));
-  r.fill_(fill_value);
+  detail::fill_values(r, fill_value);
   return finish(r, options);
 }
 

@@ -53,14 +53,18 @@ template <class Gen>
 void fill_with(Tensor& t, const Gen& gen) {
   EMBER_CHECK(t.is_cpu(), "random sampling on CUDA tensors is not available in this build");
   check_no_internal_overlap(t.sizes(), t.strides());
-  Tensor out = t.is_contiguous() ? t : empty_like(t);
+  // With history recorded, the samples arrive through a recorded copy_, which cuts the old
+  // history (the new values do not depend on it), as PyTorch's samplers do.
+  bool record = detail::should_record({t});
+  Tensor out = t.is_contiguous() && !record ? t : empty_like(t);
   visit_dtype(out.dtype(), [&]<typename T>() {
     T* p = static_cast<T*>(out.data_ptr());
     parallel_for(out.numel(), 4096, [&](int64_t b, int64_t e) {
       for (int64_t k = b; k < e; ++k) p[k] = static_cast<T>(gen(k));
     });
   });
-  if (!out.is_same(t)) detail::copy_into(t, out);  // bumps the version itself
+  if (record) t.copy_(out);
+  else if (!out.is_same(t)) detail::copy_into(t, out);  // bumps the version itself
   else t.unsafeGetTensorImpl()->storage()->bump_version();
 }
 

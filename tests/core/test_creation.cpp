@@ -41,7 +41,9 @@ TEST_CASE("test_creation: empty, zeros, ones, full") {
   Tensor s = scalar_tensor(2.5);
   CHECK(s.dim() == 0);
   CHECK(s.item<double>() == 2.5);
-  CHECK(scalar_tensor(3).dtype() == kLong);
+  // torch.scalar_tensor(3).dtype == torch.float32: the default dtype, whatever the scalar.
+  CHECK(scalar_tensor(3).dtype() == kFloat);
+  CHECK(scalar_tensor(true).dtype() == kFloat);
   CHECK(scalar_tensor(3, kFloat64).dtype() == kDouble);
 
   Tensor g = zeros({2}, requires_grad());
@@ -307,4 +309,15 @@ TEST_CASE("test_creation: ragged lists") {
   check_error([] { tensor({{1.5, 2}, {3, 4, 5}}); }, "Expected all sub-lists to have sizes: [2]");
   check_error([] { tensor({1, {2, 3}}); }, "Expected all sub-lists to have sizes: [] (e.g. 1)");
   check_error([] { tensor({{{1}, {2}}, {{3, 4}, {5, 6}}}); }, "Expected all sub-lists to have sizes: [2, 1]");
+}
+
+TEST_CASE("test_creation: fresh tensors start at version 0") {
+  // torch.zeros(2)._version == 0: filling a new tensor is not an in-place change.
+  CHECK(zeros({2})._version() == 0);
+  CHECK(ones({2})._version() == 0);
+  CHECK(full({2}, 3)._version() == 0);
+  CHECK(zeros_like(ones({3}))._version() == 0);
+  Tensor t = zeros({2});
+  t.fill_(1);
+  CHECK(t._version() == 1);
 }

@@ -289,3 +289,17 @@ TEST_CASE("test_random: philox known answer") {
   CHECK(w[2] == 0xbc57ac4cu);
   CHECK(w[3] == 0x9b00dbd8u);
 }
+
+TEST_CASE("test_random: sampling into a tensor with history cuts it") {
+  // y = 2a; y.uniform_() makes y independent of a, so a's gradient is zero (as PyTorch).
+  Tensor a = ones({3}, requires_grad());
+  Tensor y = a * 2;
+  y.uniform_();
+  y.sum().backward();
+  ember::test::check_close(a.grad(), {0.0, 0.0, 0.0});
+  Tensor b = ones({3}, requires_grad());
+  Tensor z = b * 2;
+  z.normal_();
+  (z * b).sum().backward();
+  ember::test::check_close(b.grad(), ember::test::values(z));  // only the direct use of b counts
+}
