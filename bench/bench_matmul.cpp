@@ -24,7 +24,7 @@ void BM_Matmul(benchmark::State& state) {
   }
   // GFLOP per product, reported as a rate (the column reads GFLOP=x/s, i.e. GFLOP/s).
   state.counters["GFLOP"] = benchmark::Counter(2.0 * static_cast<double>(n * n * n) / 1e9,
-                                                 benchmark::Counter::kIsIterationInvariantRate);
+                                               benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_Matmul)->Apply(sizes_and_threads);
 

@@ -14,8 +14,10 @@ namespace ember {
 namespace {
 
 Tensor finish(Tensor t, const TensorOptions& options) {
-  if (options.requires_grad()) t.requires_grad_(true);
-  return t;
+  if (!options.requires_grad()) return t;
+  // Factories say "Only" where requires_grad_() says "only": PyTorch's two messages.
+  EMBER_CHECK(t.is_floating_point(), "Only Tensors of floating point and complex dtype can require gradients");
+  return t.requires_grad_(true);
 }
 
 void check_sizes(IntArrayRef size) {

@@ -66,6 +66,10 @@ TEST_CASE("requires_grad_") {
               "only Tensors of floating point and complex dtype can require gradients");
   check_error([] { zeros({2}, kBool).requires_grad_(); },
               "only Tensors of floating point and complex dtype can require gradients");
+  // A factory asked for requires_grad says it with a capital O (torch.ones(2, dtype=torch.long,
+  // requires_grad=True)).
+  check_error([] { ones({2}, TensorOptions().dtype(kLong).requires_grad(true)); },
+              "Only Tensors of floating point and complex dtype can require gradients");
   zeros({2}, kLong).requires_grad_(false);  // turning it off is fine for any dtype
   CHECK(zeros({2}, kDouble).requires_grad_().requires_grad());
 

@@ -48,7 +48,9 @@ inline void show(const char* name, const torch::Tensor& t) {
 }
 
 inline void show(const char* name, double v) { std::printf("%s = %.6g\n", name, v); }
-inline void show_int(const char* name, int64_t v) { std::printf("%s = %lld\n", name, static_cast<long long>(v)); }
+inline void show_int(const char* name, int64_t v) {
+  std::printf("%s = %lld\n", name, static_cast<long long>(v));
+}
 inline void show_flag(const char* name, bool v) { std::printf("%s = %s\n", name, v ? "true" : "false"); }
 inline void show_text(const char* name, const std::string& s) { std::printf("%s = %s\n", name, s.c_str()); }
 

@@ -81,8 +81,8 @@ int main() {
   show("half_abs", x.to(torch::kHalf).abs());
   show("bf16_tanh", x.to(torch::kBFloat16).tanh());
 
-  auto a = torch::tensor({{1.0}, {2.0}, {-3.0}});    // [3,1]
-  auto b = torch::tensor({{0.5, -2.0, 4.0, 1.0}});   // [1,4]
+  auto a = torch::tensor({{1.0}, {2.0}, {-3.0}});   // [3,1]
+  auto b = torch::tensor({{0.5, -2.0, 4.0, 1.0}});  // [1,4]
   show("add_broadcast", a + b);
   show("add_alpha", torch::add(a, b, 2));
   show("sub_alpha", a.sub(b, 0.5));
@@ -131,7 +131,8 @@ int main() {
   show("addcdiv", torch::addcdiv(p, u, p, 2));
   show("masked_fill", x.masked_fill(x < 0, -9));
   show("masked_fill_broadcast", (a * b).masked_fill(torch::tensor({true, false, false, true}), 0.0));
-  show("isclose", torch::isclose(torch::tensor({1.0, 1.0001, compat::kNaN}), torch::tensor({1.0, 1.0, compat::kNaN})));
+  show("isclose",
+       torch::isclose(torch::tensor({1.0, 1.0001, compat::kNaN}), torch::tensor({1.0, 1.0, compat::kNaN})));
   compat::show_flag("allclose", torch::allclose(x, x + 1e-9));
   compat::show_flag("allclose_false", torch::allclose(x, x + 1e-3));
   compat::show_flag("equal", torch::equal(ints, ints.clone()));

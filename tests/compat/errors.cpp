@@ -9,7 +9,9 @@ int main() {
   expect_error("mm_shapes", [] { torch::mm(torch::ones({2, 3}), torch::ones({4, 5})); });
   expect_error("matmul_2d_2d", [] { torch::matmul(torch::ones({2, 3}), torch::ones({2, 3})); });
   expect_error("matmul_batched", [] { torch::matmul(torch::ones({2, 2, 3}), torch::ones({2, 4, 2})); });
-  expect_error("matmul_batch_broadcast", [] { torch::matmul(torch::ones({2, 2, 3}), torch::ones({3, 3, 2})); });
+  expect_error("matmul_batch_broadcast", [] {
+    torch::matmul(torch::ones({2, 2, 3}), torch::ones({3, 3, 2}));
+  });
   expect_error("matmul_0dim", [] { torch::matmul(torch::tensor(1.0), torch::ones({2})); });
   expect_error("mm_not_matrix", [] { torch::mm(torch::ones({3}), torch::ones({3, 2})); });
   expect_error("bmm_not_3d", [] { torch::bmm(torch::ones({2, 3}), torch::ones({3, 2})); });
@@ -70,16 +72,16 @@ int main() {
   expect_error("inplace_leaf", [] { torch::ones({2}, torch::requires_grad()).add_(1); });
   expect_error("inplace_leaf_view", [] { torch::ones({2, 2}, torch::requires_grad()).select(0, 0).mul_(2); });
   expect_error("requires_grad_long", [] { torch::ones({2}, torch::kLong).requires_grad_(true); });
-  expect_error("requires_grad_option_long", [] { torch::ones({2}, torch::TensorOptions().dtype(torch::kLong).requires_grad(true)); });
+  expect_error("requires_grad_option_long",
+               [] { torch::ones({2}, torch::TensorOptions().dtype(torch::kLong).requires_grad(true)); });
   expect_error("requires_grad_nonleaf", [] {
     auto x = torch::ones({2}, torch::requires_grad());
     (x * 2).requires_grad_(false);
   });
   expect_error("backward_non_scalar", [] { (torch::ones({2}, torch::requires_grad()) * 2).backward(); });
   expect_error("backward_no_grad", [] { torch::ones({2}).sum().backward(); });
-  expect_error("backward_gradient_shape", [] {
-    (torch::ones({2}, torch::requires_grad()) * 2).backward(torch::ones({3}));
-  });
+  expect_error("backward_gradient_shape",
+               [] { (torch::ones({2}, torch::requires_grad()) * 2).backward(torch::ones({3})); });
   expect_error("grad_unused", [] {
     auto a = torch::ones({2}, torch::requires_grad());
     auto b = torch::ones({2}, torch::requires_grad());
@@ -115,7 +117,8 @@ int main() {
   expect_error("linspace_negative_steps", [] { torch::linspace(0, 1, -1); });
   expect_error("eye_negative", [] { torch::eye(-1); });
   expect_error("zeros_negative", [] { torch::zeros({2, -1}); });
-  expect_error("where_cond_dtype", [] { torch::where(torch::ones({2}), torch::ones({2}), torch::zeros({2})); });
+  expect_error("where_cond_dtype",
+               [] { torch::where(torch::ones({2}), torch::ones({2}), torch::zeros({2})); });
   expect_error("gather_dims", [] { torch::ones({2, 2}).gather(0, torch::zeros({2}, torch::kLong)); });
   expect_error("index_select_dtype", [] { torch::ones({3}).index_select(0, torch::zeros({1})); });
   return 0;

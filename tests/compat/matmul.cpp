@@ -26,7 +26,8 @@ int main() {
   show("broadcast_batch", torch::matmul(seq({2, 1, 2, 3}), seq({3, 3, 2}, 0.5)));
   show("4d@1d", torch::matmul(seq({2, 1, 2, 3}), v3));
   show("transposed_operand", torch::matmul(m34.t(), m23.t()));
-  show("sliced_operand", torch::matmul(seq({4, 6}).narrow(1, 1, 3), seq({6, 2}).index({torch::indexing::Slice({}, {}, 2)})));
+  show("sliced_operand",
+       torch::matmul(seq({4, 6}).narrow(1, 1, 3), seq({6, 2}).index({torch::indexing::Slice({}, {}, 2)})));
   show("empty_inner", torch::matmul(torch::zeros({2, 0}), torch::zeros({0, 3})));
   show("empty_batch", torch::matmul(torch::zeros({0, 2, 3}), torch::zeros({3, 4})));
   show("double", torch::matmul(seq({2, 3}).to(torch::kDouble), seq({3, 2}).to(torch::kDouble)));

@@ -5,9 +5,9 @@
 using compat::show;
 
 int main() {
-  auto i = torch::tensor({1, 2, 3});                   // Long
-  auto f = torch::tensor({0.5f, 1.5f, 2.5f});          // Float
-  auto b = torch::tensor({true, false, true});         // Bool
+  auto i = torch::tensor({1, 2, 3});            // Long
+  auto f = torch::tensor({0.5f, 1.5f, 2.5f});   // Float
+  auto b = torch::tensor({true, false, true});  // Bool
   auto h = torch::tensor({1.0, 2.0, 3.0}, torch::kHalf);
   auto bf = torch::tensor({1.0, 2.0, 3.0}, torch::kBFloat16);
   auto i32 = torch::tensor({1, 2, 3}, torch::kInt);
