@@ -56,6 +56,22 @@ const char* scalar_type_name(ScalarType t) {
   }
 }
 
+const char* type_meta_name(ScalarType t) {
+  switch (t) {
+    case kBool: return "bool";
+    case kByte: return "unsigned char";
+    case kChar: return "signed char";
+    case kShort: return "short int";
+    case kInt: return "int";
+    case kLong: return "long int";
+    case kHalf: return "c10::Half";
+    case kBFloat16: return "c10::BFloat16";
+    case kFloat: return "float";
+    case kDouble: return "double";
+    default: return "undefined";
+  }
+}
+
 std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << scalar_type_name(t); }
 
 // Accepts what PyTorch's parser accepts: ([a-zA-Z_]+)(:([1-9][0-9]*|0))?, then the type.

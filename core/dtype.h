@@ -42,6 +42,9 @@ const char* dtype_name(ScalarType t);
 /// The C++ type name libtorch uses in messages, e.g. "Float" (c10::toString).
 const char* scalar_type_name(ScalarType t);
 std::ostream& operator<<(std::ostream& os, ScalarType t);
+/// The C++ type name of c10's TypeMeta ("float", "long int", "c10::Half"), which PyTorch
+/// prints in some dtype mismatch messages.
+const char* type_meta_name(ScalarType t);
 
 constexpr bool is_floating_point(ScalarType t) {
   return t == kHalf || t == kBFloat16 || t == kFloat || t == kDouble;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/core/shape.h"
 #include "ember/ember.h"
 
 namespace ember::test {
@@ -46,6 +47,12 @@ inline void check_close(const Tensor& a, const Tensor& b, double atol = 1e-6, do
 }
 
 inline std::vector<int64_t> shape(const Tensor& t) { return t.sizes().vec(); }
+
+/// 0, 1, 2, ... in the given shape (row-major), for hand-computed indexing results.
+inline Tensor seq(IntArrayRef s, ScalarType dt = kDouble) { return arange(prod_of(s), dt).view(s); }
+
+/// An int64 tensor of the given values.
+inline Tensor longs(std::vector<int64_t> v) { return tensor(v); }
 
 /// A float64 leaf with seeded random values that requires grad, for gradcheck.
 inline Tensor rand_leaf(IntArrayRef shape, double lo = -1.0, double hi = 1.0) {

@@ -15,35 +15,6 @@
 namespace ember {
 namespace {
 
-/// The C++ type names of c10's TypeMeta, which PyTorch prints in some dtype messages
-/// ("expected m1 and m2 to have the same dtype, but got: long int != float").
-const char* type_meta_name(ScalarType t) {
-  switch (t) {
-    case kBool:
-      return "bool";
-    case kByte:
-      return "unsigned char";
-    case kChar:
-      return "signed char";
-    case kShort:
-      return "short int";
-    case kInt:
-      return "int";
-    case kLong:
-      return "long int";
-    case kHalf:
-      return "Half";
-    case kBFloat16:
-      return "BFloat16";
-    case kFloat:
-      return "float";
-    case kDouble:
-      return "double";
-    default:
-      return "undefined";
-  }
-}
-
 /// PyTorch has no boolean matrix product; it names the kernel that refused.
 void check_not_bool(ScalarType t, const char* kernel) {
   EMBER_CHECK(t != kBool, "\"", kernel, "\" not implemented for '", scalar_type_name(t), "'");

@@ -17,34 +17,6 @@ DimVector broadcast3(const Tensor& a, const Tensor& b, const Tensor& c) {
   return broadcast_shapes(broadcast_shapes(a.sizes(), b.sizes()), c.sizes());
 }
 
-/// The dtype name PyTorch's TypeMeta prints ("float", "long int"), used by lerp's messages.
-const char* type_meta_name(ScalarType t) {
-  switch (t) {
-    case kBool:
-      return "bool";
-    case kByte:
-      return "unsigned char";
-    case kChar:
-      return "signed char";
-    case kShort:
-      return "short int";
-    case kInt:
-      return "int";
-    case kLong:
-      return "long int";
-    case kHalf:
-      return "c10::Half";
-    case kBFloat16:
-      return "c10::BFloat16";
-    case kFloat:
-      return "float";
-    case kDouble:
-      return "double";
-    default:
-      return "undefined";
-  }
-}
-
 // ---- where ---------------------------------------------------------------------------------
 
 // where(cond, a, b) = cond ? a : b: the gradient goes to a where cond holds, to b elsewhere.

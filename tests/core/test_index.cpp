@@ -6,6 +6,8 @@
 using namespace ember;
 using namespace ember::indexing;
 using ember::test::check_close;
+using ember::test::seq;
+using ember::test::longs;
 using ember::test::check_error;
 using ember::test::check_grad;
 using ember::test::check_gradgrad;
@@ -15,13 +17,6 @@ using ember::test::shape;
 using Shape = std::vector<int64_t>;
 
 namespace {
-/// 0, 1, 2, ... in the given shape.
-Tensor seq(IntArrayRef s, ScalarType dt = kDouble) {
-  int64_t n = 1;
-  for (int64_t v : s) n *= v;
-  return arange(n, dt).view(s);
-}
-Tensor longs(std::vector<int64_t> v) { return tensor(v); }
 Tensor mask(const std::vector<double>& v, IntArrayRef s) { return from_values(v, s, kBool); }
 }  // namespace
 

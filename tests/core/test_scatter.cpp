@@ -4,6 +4,8 @@
 
 using namespace ember;
 using ember::test::check_close;
+using ember::test::seq;
+using ember::test::longs;
 using ember::test::check_error;
 using ember::test::check_grad;
 using ember::test::check_gradgrad;
@@ -13,12 +15,6 @@ using ember::test::shape;
 using Shape = std::vector<int64_t>;
 
 namespace {
-Tensor seq(IntArrayRef s, ScalarType dt = kDouble) {
-  int64_t n = 1;
-  for (int64_t v : s) n *= v;
-  return arange(n, dt).view(s);
-}
-Tensor longs(std::vector<int64_t> v) { return tensor(v); }
 Tensor longs2(std::vector<int64_t> v, IntArrayRef s) { return tensor(v).view(s); }
 }  // namespace
 

@@ -4,6 +4,7 @@
 
 using namespace ember;
 using ember::test::check_close;
+using ember::test::seq;
 using ember::test::check_error;
 using ember::test::check_grad;
 using ember::test::check_gradgrad;
@@ -13,12 +14,6 @@ using ember::test::shape;
 using Shape = std::vector<int64_t>;
 
 namespace {
-/// 0, 1, 2, ... in the given shape.
-Tensor seq(IntArrayRef s, ScalarType dt = kDouble) {
-  int64_t n = 1;
-  for (int64_t v : s) n *= v;
-  return arange(n, dt).view(s);
-}
 
 double total(const Tensor& t) { return t.sum().item<double>(); }
 
