@@ -28,6 +28,7 @@ TensorIter::TensorIter(const Tensor& out, const TensorList& inputs) {
       strides_[k][d] = size == 1 ? 0 : t.strides()[tnd - 1 - d] * es;
     }
     base_[k] = static_cast<char*>(t.data_ptr());
+    operands_[k] = t;
   };
   set(0, out);
   for (size_t i = 0; i < inputs.size(); ++i) set(static_cast<int>(i) + 1, inputs[i]);

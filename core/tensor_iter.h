@@ -55,6 +55,9 @@ class TensorIter {
   DimVector shape_;  // innermost dimension first
   std::array<DimVector, kMaxOperands> strides_;  // bytes, innermost first
   std::array<char*, kMaxOperands> base_{};
+  // The operands stay alive as long as the iterator, so an iterator over a temporary
+  // (TensorIter it(out, {x.to(kDouble)})) cannot read freed memory.
+  std::array<Tensor, kMaxOperands> operands_;
 };
 
 /// Sets OpenMP's thread count for ember's kernels (torch::set_num_threads).
