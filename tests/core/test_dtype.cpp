@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "op_check.h"
+#include "promotion_table.h"
 
 using namespace ember;
 using ember::test::check_error;
@@ -229,22 +230,10 @@ TEST_CASE("test_dtype: Device parsing") {
 }
 
 TEST_CASE("test_dtype: promote_types matches torch.promote_types") {
-  const ScalarType expected[10][10] = {
-      {kBool, kByte, kChar, kShort, kInt, kLong, kHalf, kBFloat16, kFloat, kDouble},
-      {kByte, kByte, kShort, kShort, kInt, kLong, kHalf, kBFloat16, kFloat, kDouble},
-      {kChar, kShort, kChar, kShort, kInt, kLong, kHalf, kBFloat16, kFloat, kDouble},
-      {kShort, kShort, kShort, kShort, kInt, kLong, kHalf, kBFloat16, kFloat, kDouble},
-      {kInt, kInt, kInt, kInt, kInt, kLong, kHalf, kBFloat16, kFloat, kDouble},
-      {kLong, kLong, kLong, kLong, kLong, kLong, kHalf, kBFloat16, kFloat, kDouble},
-      {kHalf, kHalf, kHalf, kHalf, kHalf, kHalf, kHalf, kFloat, kFloat, kDouble},
-      {kBFloat16, kBFloat16, kBFloat16, kBFloat16, kBFloat16, kBFloat16, kFloat, kBFloat16, kFloat, kDouble},
-      {kFloat, kFloat, kFloat, kFloat, kFloat, kFloat, kFloat, kFloat, kFloat, kDouble},
-      {kDouble, kDouble, kDouble, kDouble, kDouble, kDouble, kDouble, kDouble, kDouble, kDouble},
-  };
   for (int a = 0; a < 10; ++a)
     for (int b = 0; b < 10; ++b) {
       INFO(kAll[a] << " + " << kAll[b]);
-      CHECK(promote_types(kAll[a], kAll[b]) == expected[a][b]);
+      CHECK(promote_types(kAll[a], kAll[b]) == ember::test::kExpected[a][b]);
     }
 }
 
