@@ -1,6 +1,7 @@
 // Type promotion as the elementwise ops apply it: the tensor-tensor table over the ten dtypes,
 // the tiers (dimensioned tensor > 0-dim tensor > scalar), scalar operands, in-place casts.
 #include "op_check.h"
+#include "promotion_table.h"
 
 using namespace ember;
 using ember::test::check_close;
@@ -10,8 +11,6 @@ using ember::test::values;
 namespace {
 
 constexpr ScalarType kAll[10] = {kBool, kByte, kChar, kShort, kInt, kLong, kHalf, kBFloat16, kFloat, kDouble};
-
-#include "promotion_table.h"
 
 using ember::test::kExpected;
 
