@@ -110,6 +110,8 @@ class Tensor {
   Tensor detach() const;
   Tensor& detach_();
   Tensor variable_data() const { return detach(); }
+  /// Makes this tensor hold new_data's storage, dtype and shape, keeping its autograd identity.
+  void set_data(const Tensor& new_data) const;
   const std::string& name() const;
   void reset() { impl_.reset(); }
 
@@ -262,6 +264,8 @@ class Tensor {
   Tensor norm(const Scalar& p = 2) const;
   Tensor norm(std::optional<Scalar> p, IntArrayRef dim, bool keepdim = false) const;
   Tensor logsumexp(IntArrayRef dim, bool keepdim = false) const;
+  Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;      // core/ops/softmax.cpp
+  Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;  // core/ops/softmax.cpp
   Tensor all() const;
   Tensor all(int64_t dim, bool keepdim = false) const;
   Tensor any() const;

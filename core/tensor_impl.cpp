@@ -20,6 +20,17 @@ void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t st
   refresh();
 }
 
+void TensorImpl::shallow_copy_from(const TensorImpl& src) {
+  storage_ = src.storage_;
+  dtype_ = src.dtype_;
+  set_geometry(src.sizes_, src.strides_, src.storage_offset_);
+}
+
+void Tensor::set_data(const Tensor& new_data) const {
+  EMBER_CHECK(defined() && new_data.defined(), "set_data: both tensors must be defined");
+  impl_->shallow_copy_from(*new_data.impl_);
+}
+
 TensorImpl::~TensorImpl() = default;
 
 AutogradMeta& TensorImpl::ensure_autograd_meta() {

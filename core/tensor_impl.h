@@ -45,6 +45,8 @@ class TensorImpl final : public intrusive_target {
   /// Re-points this tensor at new geometry (used by set_ / resize of outputs).
   void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
   void set_storage(Storage s) { storage_ = std::move(s); }
+  /// Takes src's storage, dtype and geometry, keeping this tensor's autograd state (set_data).
+  void shallow_copy_from(const TensorImpl& src);
 
   ~TensorImpl() override;
   AutogradMeta* autograd_meta() const { return autograd_.get(); }
