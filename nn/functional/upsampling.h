@@ -1,0 +1,83 @@
+// F::interpolate (torch.nn.functional.interpolate) for nearest, linear (3-d input) and
+// bilinear (4-d input) modes, with Python's argument checks, over core/ops/upsample.h.
+#pragma once
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ember/core/ops/upsample.h"
+#include "ember/nn/options/upsampling.h"
+
+namespace ember {
+namespace nn {
+namespace functional {
+
+namespace detail {
+template <class T>
+std::string python_list(const std::vector<T>& v) {
+  std::ostringstream s;
+  s << "[";
+  for (size_t i = 0; i < v.size(); ++i) s << (i ? ", " : "") << v[i];
+  s << "]";
+  return s.str();
+}
+}  // namespace detail
+
+/// Resizes the spatial dims of (N, C, W) or (N, C, H, W) input to options.size(), or by
+/// options.scale_factor() (output floor(size * scale), samples placed with the given scale
+/// unless recompute_scale_factor).
+inline Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options = {}) {
+  const std::string mode = enum_name(options.mode());
+  const bool nearest = std::holds_alternative<enumtype::kNearest>(options.mode());
+  EMBER_CHECK(!(nearest && options.align_corners().has_value()),
+              "align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | "
+              "trilinear");
+  const bool align_corners = options.align_corners().value_or(false);
+  const int64_t dim = input.dim() - 2;
+  std::vector<int64_t> spatial;
+  for (int64_t d = 2; d < input.dim(); ++d) spatial.push_back(input.size(d));
+  const auto& size = options.size();
+  const auto& scale = options.scale_factor();
+  EMBER_CHECK(!(size && scale), "only one of size or scale_factor should be defined");
+  EMBER_CHECK(size || scale, "either size or scale_factor should be defined");
+  EMBER_CHECK(!(options.recompute_scale_factor().value_or(false) && size),
+              "recompute_scale_factor is not meaningful with an explicit size.");
+  std::vector<int64_t> out;
+  std::vector<std::optional<double>> scales(std::max<int64_t>(dim, 0));
+  if (size) {
+    EMBER_CHECK(static_cast<int64_t>(size->size()) == dim,
+                "Input and output must have the same number of spatial dimensions, but got input with spatial "
+                "dimensions of ", detail::python_list(spatial), " and output size of ", detail::python_list(*size),
+                ". Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
+                "format.");
+    out = *size;
+  } else {
+    EMBER_CHECK(static_cast<int64_t>(scale->size()) == dim,
+                "Input and scale_factor must have the same number of spatial dimensions, but got input with "
+                "spatial dimensions of ", detail::python_list(spatial), " and scale_factor of shape ",
+                detail::python_list(*scale),
+                ". Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) "
+                "format.");
+    const bool recompute = options.recompute_scale_factor().value_or(false);
+    for (int64_t i = 0; i < dim; ++i) {
+      out.push_back(static_cast<int64_t>(std::floor(static_cast<double>(spatial[i]) * (*scale)[i])));
+      if (!recompute) scales[i] = (*scale)[i];
+    }
+  }
+  if (input.dim() == 3 && mode == "nearest") return upsample_nearest1d(input, out, scales[0]);
+  if (input.dim() == 4 && mode == "nearest") return upsample_nearest2d(input, out, scales[0], scales[1]);
+  if (input.dim() == 3 && mode == "linear") return upsample_linear1d(input, out, align_corners, scales[0]);
+  if (input.dim() == 4 && mode == "bilinear")
+    return upsample_bilinear2d(input, out, align_corners, scales[0], scales[1]);
+  EMBER_CHECK(!(input.dim() == 3 && mode == "bilinear"), "Got 3D input, but bilinear mode needs 4D input");
+  EMBER_CHECK(!(input.dim() == 4 && mode == "linear"), "Got 4D input, but linear mode needs 3D input");
+  ::ember::detail::throw_error(::ember::detail::str_cat(
+      "Input Error: Only 3D, 4D and 5D input Tensors supported (got ", input.dim(),
+      "D) for the modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got ", mode, ")"));
+}
+
+}  // namespace functional
+}  // namespace nn
+}  // namespace ember
