@@ -1,0 +1,66 @@
+// Adam (torch::optim::Adam): moment estimates with bias correction, optional AMSGrad and
+// L2 weight decay added to the gradient, updating exactly as PyTorch's single-tensor Adam.
+#pragma once
+
+#include <tuple>
+
+#include "ember/nn/arg.h"
+#include "ember/optim/optimizer.h"
+
+namespace ember::optim {
+
+struct AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
+  using betas_t = std::tuple<double, double>;
+  /* implicit */ AdamOptions(double lr = 1e-3) : lr_(lr) {}
+  EMBER_ARG(double, lr) = 1e-3;
+  EMBER_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
+  EMBER_ARG(double, eps) = 1e-8;
+  EMBER_ARG(double, weight_decay) = 0;
+  EMBER_ARG(bool, amsgrad) = false;
+
+ public:
+  double get_lr() const override { return lr(); }
+  void set_lr(double lr) override { lr_ = lr; }
+  std::vector<std::pair<std::string, double>> named_values() const override;
+  void set_named_value(const std::string& name, double value) override;
+  friend bool operator==(const AdamOptions& a, const AdamOptions& b);
+};
+
+struct AdamParamState : public OptimizerCloneableParamState<AdamParamState> {
+  EMBER_ARG(int64_t, step) = 0;
+  EMBER_ARG(Tensor, exp_avg);
+  EMBER_ARG(Tensor, exp_avg_sq);
+  EMBER_ARG(Tensor, max_exp_avg_sq) = {};
+
+ public:
+  std::vector<std::pair<std::string, Tensor>> named_tensors() const override;
+  void set_named_tensor(const std::string& name, const Tensor& value) override;
+};
+
+class Adam : public Optimizer {
+ public:
+  Adam(std::vector<OptimizerParamGroup> param_groups, AdamOptions defaults = {});
+  Adam(std::vector<Tensor> params, AdamOptions defaults = {});
+
+  Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  std::unique_ptr<OptimizerParamState> make_param_state() const override {
+    return std::make_unique<AdamParamState>();
+  }
+};
+
+namespace detail {
+/// Adam's options as named values (shared with AdamW, whose options are the same).
+std::vector<std::pair<std::string, double>> adam_named_values(double lr,
+                                                              const std::tuple<double, double>& betas,
+                                                              double eps, double weight_decay, bool amsgrad);
+/// Checks options with PyTorch's messages ("Invalid learning rate: -1").
+void check_adam_options(double lr, const std::tuple<double, double>& betas, double eps, double weight_decay);
+/// Adam's step for one parameter once weight decay is applied: counts the step, updates the
+/// moments and the parameter. `state` is created on first use.
+void adam_update(Tensor& param, const Tensor& grad, AdamParamState& state, double lr,
+                 const std::tuple<double, double>& betas, double eps, bool amsgrad);
+}  // namespace detail
+
+}  // namespace ember::optim

@@ -1,0 +1,62 @@
+// AdamW's update: PyTorch's _single_tensor_adamw; the moment and parameter update is Adam's.
+#include "ember/optim/adamw.h"
+
+#include "ember/autograd/grad_mode.h"
+
+namespace ember::optim {
+
+std::vector<std::pair<std::string, double>> AdamWOptions::named_values() const {
+  return detail::adam_named_values(lr(), betas(), eps(), weight_decay(), amsgrad());
+}
+void AdamWOptions::set_named_value(const std::string& name, double v) {
+  if (name == "lr")
+    lr(v);
+  else if (name == "betas.0")
+    std::get<0>(betas()) = v;
+  else if (name == "betas.1")
+    std::get<1>(betas()) = v;
+  else if (name == "eps")
+    eps(v);
+  else if (name == "weight_decay")
+    weight_decay(v);
+  else if (name == "amsgrad")
+    amsgrad(v != 0);
+  else
+    EMBER_CHECK(false, "AdamW has no option named '", name, "'");
+}
+bool operator==(const AdamWOptions& a, const AdamWOptions& b) {
+  return a.lr() == b.lr() && a.betas() == b.betas() && a.eps() == b.eps() &&
+         a.weight_decay() == b.weight_decay() && a.amsgrad() == b.amsgrad();
+}
+
+namespace {
+std::unique_ptr<OptimizerOptions> checked(const AdamWOptions& o) {
+  detail::check_adam_options(o.lr(), o.betas(), o.eps(), o.weight_decay());
+  return std::make_unique<AdamWOptions>(o);
+}
+}  // namespace
+
+AdamW::AdamW(std::vector<OptimizerParamGroup> param_groups, AdamWOptions defaults)
+    : Optimizer(std::move(param_groups), checked(defaults)) {}
+AdamW::AdamW(std::vector<Tensor> params, AdamWOptions defaults)
+    : Optimizer(std::move(params), checked(defaults)) {}
+
+Tensor AdamW::step(LossClosure closure) {
+  Tensor loss = run_closure(closure);
+  NoGradGuard no_grad;
+  for (OptimizerParamGroup& group : param_groups_) {
+    const auto& o = static_cast<const AdamWOptions&>(group.options());
+    for (Tensor& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      auto& st = state_[p.unsafeGetTensorImpl()];
+      if (!st) st = std::make_unique<AdamWParamState>();
+      // Decoupled decay: shrink the parameter itself (PyTorch does this even when it is 0).
+      p.mul_(1 - o.lr() * o.weight_decay());
+      detail::adam_update(p, p.grad(), static_cast<AdamParamState&>(*st), o.lr(), o.betas(), o.eps(),
+                          o.amsgrad());
+    }
+  }
+  return loss;
+}
+
+}  // namespace ember::optim
