@@ -1,0 +1,183 @@
+// Training checkpoints in one safetensors file; see Note [Checkpoint file layout].
+#include "ember/optim/checkpoint.h"
+
+#include <charconv>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "ember/core/generator.h"
+#include "ember/core/ops/creation.h"
+#include "ember/core/serialize.h"
+
+namespace ember::optim {
+namespace {
+
+using Dict = OrderedDict<std::string, Tensor>;
+
+constexpr const char* kModel = "model.";
+constexpr const char* kOptimizer = "optimizer.";
+constexpr const char* kScheduler = "scheduler.";
+constexpr const char* kRng = "rng.cpu";
+
+void add_prefixed(Dict& out, const std::string& prefix, const Dict& in) {
+  for (const auto& item : in) out.insert(prefix + item.key(), item.value());
+}
+
+std::string format_double(double v) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);  // shortest text that reads back exactly
+  return std::string(buf, r.ptr);
+}
+
+template <class T>
+T parse_number(const std::string& text, const std::string& key, const std::string& path) {
+  T v{};
+  auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  EMBER_CHECK(r.ec == std::errc() && r.ptr == text.data() + text.size(), "checkpoint '", path,
+              "': metadata '", key, "' is not a number: '", text, "'");
+  return v;
+}
+
+Tensor rng_state_tensor() {
+  Generator& g = default_cpu_generator();
+  std::vector<uint8_t> state;
+  {
+    std::lock_guard<std::mutex> lock(g.mutex());
+    state = g.get_state();
+  }
+  Tensor t = empty({static_cast<int64_t>(state.size())}, kByte);
+  std::memcpy(t.data_ptr(), state.data(), state.size());
+  return t;
+}
+
+void restore_rng(const Tensor& t, const std::string& path) {
+  EMBER_CHECK(t.dtype() == kByte && t.dim() == 1, "checkpoint '", path, "': '", kRng,
+              "' must be a 1-D uint8 tensor, got ", t.dtype(), " of shape ", t.sizes());
+  const auto* p = static_cast<const uint8_t*>(t.data_ptr());
+  std::vector<uint8_t> state(p, p + t.numel());
+  Generator& g = default_cpu_generator();
+  std::lock_guard<std::mutex> lock(g.mutex());
+  g.set_state(state);
+}
+
+void write(const std::string& path, const nn::Module& model, const Optimizer& optimizer,
+           const SchedulerRef& scheduler, const CheckpointInfo& info) {
+  SafetensorsMetadata meta;
+  for (const auto& [k, v] : info.metadata()) {
+    EMBER_CHECK(k.rfind("ember.", 0) != 0, "save_checkpoint: metadata key '", k,
+                "' is reserved (keys starting with \"ember.\" are the checkpoint's own)");
+    meta[k] = v;
+  }
+  meta["ember.checkpoint"] = "1";
+  meta["ember.epoch"] = std::to_string(info.epoch());
+  meta["ember.step"] = std::to_string(info.step());
+  meta["ember.best_metric"] = format_double(info.best_metric());
+  meta["ember.has_scheduler"] = scheduler ? "1" : "0";
+  Dict all;
+  add_prefixed(all, kModel, model.state_dict());
+  add_prefixed(all, kOptimizer, optimizer.state_dict());
+  if (scheduler) add_prefixed(all, kScheduler, scheduler.state_dict());
+  all.insert(kRng, rng_state_tensor());
+  save_file(all, path, meta);
+}
+
+CheckpointInfo parse_info(const SafetensorsMetadata& meta, const std::string& path) {
+  auto it = meta.find("ember.checkpoint");
+  EMBER_CHECK(it != meta.end(), "'", path,
+              "' is not an ember checkpoint (no \"ember.checkpoint\" metadata); "
+              "weights saved with ember::save(model, path) load with ember::load(model, path)");
+  EMBER_CHECK(it->second == "1", "checkpoint '", path, "' has format version ", it->second,
+              "; this ember reads version 1");
+  auto get = [&](const char* key) -> const std::string& {
+    auto f = meta.find(key);
+    EMBER_CHECK(f != meta.end(), "checkpoint '", path, "' has no '", key, "' metadata");
+    return f->second;
+  };
+  CheckpointInfo info;
+  info.epoch(parse_number<int64_t>(get("ember.epoch"), "ember.epoch", path));
+  info.step(parse_number<int64_t>(get("ember.step"), "ember.step", path));
+  info.best_metric(parse_number<double>(get("ember.best_metric"), "ember.best_metric", path));
+  for (const auto& [k, v] : meta)
+    if (k.rfind("ember.", 0) != 0) info.metadata()[k] = v;
+  return info;
+}
+
+// The checkpoint's tensors split by prefix; anything else in the file is an error.
+struct Parts {
+  Dict model, optimizer, scheduler;
+  Tensor rng;
+};
+
+Parts split(const Dict& all, const std::string& path) {
+  Parts p;
+  for (const auto& item : all) {
+    const std::string& k = item.key();
+    if (k.rfind(kModel, 0) == 0)
+      p.model.insert(k.substr(std::strlen(kModel)), item.value());
+    else if (k.rfind(kOptimizer, 0) == 0)
+      p.optimizer.insert(k.substr(std::strlen(kOptimizer)), item.value());
+    else if (k.rfind(kScheduler, 0) == 0)
+      p.scheduler.insert(k.substr(std::strlen(kScheduler)), item.value());
+    else if (k == kRng)
+      p.rng = item.value();
+    else
+      ::ember::detail::throw_error(
+          ::ember::detail::str_cat("checkpoint '", path, "': unexpected tensor '", k, "'"));
+  }
+  EMBER_CHECK(p.rng.defined(), "checkpoint '", path, "' has no '", kRng, "' tensor");
+  return p;
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, const nn::Module& model, const Optimizer& optimizer,
+                     const CheckpointInfo& info) {
+  write(path, model, optimizer, SchedulerRef(), info);
+}
+
+void save_checkpoint(const std::string& path, const nn::Module& model, const Optimizer& optimizer,
+                     SchedulerRef scheduler, const CheckpointInfo& info) {
+  write(path, model, optimizer, scheduler, info);
+}
+
+CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, Optimizer& optimizer,
+                               SchedulerRef scheduler) {
+  // Read and check the whole file first, so a bad file changes nothing.
+  SafetensorsMetadata meta = load_file_metadata(path);
+  CheckpointInfo info = parse_info(meta, path);
+  Parts parts = split(load_file(path), path);
+  auto has = meta.find("ember.has_scheduler");
+  bool has_scheduler = has != meta.end() && has->second == "1";
+  EMBER_CHECK(!scheduler || has_scheduler, "load_checkpoint: a scheduler was given but checkpoint '", path,
+              "' was saved without one");
+  model.load_state_dict(parts.model, /*strict=*/true);
+  optimizer.load_state_dict(parts.optimizer);
+  if (scheduler) scheduler.load_state_dict(parts.scheduler);
+  restore_rng(parts.rng, path);
+  return info;
+}
+
+CheckpointInfo load_checkpoint_model(const std::string& path, nn::Module& model, bool strict) {
+  CheckpointInfo info = parse_info(load_file_metadata(path), path);
+  model.load_state_dict(split(load_file(path), path).model, strict);
+  return info;
+}
+
+CheckpointInfo load_checkpoint_info(const std::string& path) {
+  return parse_info(load_file_metadata(path), path);
+}
+
+}  // namespace ember::optim
+
+namespace ember {
+
+void save(const optim::Optimizer& optimizer, const std::string& path) {
+  save_file(optimizer.state_dict(), path);
+}
+
+void load(optim::Optimizer& optimizer, const std::string& path) {
+  optimizer.load_state_dict(load_file(path));
+}
+
+}  // namespace ember

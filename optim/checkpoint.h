@@ -1,0 +1,102 @@
+// Training checkpoints: model, optimizer, LR scheduler, the CPU random generator and progress
+// counters in ONE safetensors file, written atomically, so a run resumes exactly where it
+// stopped (same parameters bit for bit, same dropout masks) and a crash mid-save keeps the
+// previous checkpoint. Also libtorch's ember::save(optimizer, path) / ember::load(optimizer, path).
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <type_traits>
+
+#include "ember/core/ordered_dict.h"
+#include "ember/core/tensor.h"
+#include "ember/nn/arg.h"
+#include "ember/nn/module.h"
+#include "ember/optim/optimizer.h"
+
+namespace ember::optim {
+
+// Note [Checkpoint file layout]
+// A checkpoint is a safetensors file (readable with safetensors.torch.load_file) holding
+//   "model.<key>"      the model's state_dict() (PyTorch's keys, e.g. "model.fc1.weight")
+//   "optimizer.<key>"  Optimizer::state_dict() (Note [Optimizer state dict])
+//   "scheduler.<key>"  the scheduler's state_dict(), when one was saved
+//   "rng.cpu"          the default CPU generator's state (uint8, Generator::get_state())
+// and metadata strings "ember.checkpoint" = "1", "ember.epoch", "ember.step",
+// "ember.best_metric" (shortest round-trip decimal, "nan" when unset), "ember.has_scheduler",
+// plus the caller's own metadata (keys must not start with "ember.").
+
+/// Progress saved alongside the state: what a training loop needs to resume. Options-style
+/// (`CheckpointInfo().epoch(3).best_metric(0.91)`; read with `info.epoch()`).
+struct CheckpointInfo {
+  using Metadata = std::map<std::string, std::string>;
+  /// Epochs completed.
+  EMBER_ARG(int64_t, epoch) = 0;
+  /// Optimizer steps taken.
+  EMBER_ARG(int64_t, step) = 0;
+  /// The best validation metric so far (NaN: none yet).
+  EMBER_ARG(double, best_metric) = std::numeric_limits<double>::quiet_NaN();
+  /// Your own strings (keys must not start with "ember.").
+  EMBER_ARG(Metadata, metadata);
+};
+
+/// Refers to any scheduler with state_dict()/load_state_dict(): every LRScheduler and
+/// ReduceLROnPlateau. Empty by default (no scheduler). Keeps a reference, not a copy.
+class SchedulerRef {
+ public:
+  using Dict = OrderedDict<std::string, Tensor>;
+  SchedulerRef() = default;
+  SchedulerRef(std::nullptr_t) {}  // NOLINT: no scheduler
+  template <class S>
+  requires(!std::same_as<std::remove_cv_t<S>, SchedulerRef>) && requires(S& s, const Dict& d) {
+    { s.state_dict() } -> std::convertible_to<Dict>;
+    s.load_state_dict(d);
+  }
+  SchedulerRef(S& s)  // NOLINT: implicit, so a scheduler passes as itself
+      : state_dict_([&s] { return Dict(s.state_dict()); }),
+        load_state_dict_([&s](const Dict& d) { s.load_state_dict(d); }) {}
+  template <class S>
+  SchedulerRef(S* s) : SchedulerRef(s ? SchedulerRef(*s) : SchedulerRef()) {}  // NOLINT
+
+  explicit operator bool() const { return static_cast<bool>(state_dict_); }
+  Dict state_dict() const { return state_dict_(); }
+  void load_state_dict(const Dict& d) const { load_state_dict_(d); }
+
+ private:
+  std::function<Dict()> state_dict_;
+  std::function<void(const Dict&)> load_state_dict_;
+};
+
+/// Writes model, optimizer, the CPU RNG and `info` to `path` atomically (see the Note).
+void save_checkpoint(const std::string& path, const nn::Module& model, const Optimizer& optimizer,
+                     const CheckpointInfo& info = {});
+/// As above, also saving the scheduler's state.
+void save_checkpoint(const std::string& path, const nn::Module& model, const Optimizer& optimizer,
+                     SchedulerRef scheduler, const CheckpointInfo& info = {});
+
+/// Restores model (strictly), optimizer, the CPU RNG and, when given, the scheduler, from a
+/// checkpoint; returns its CheckpointInfo. The objects must be built as the saved ones were
+/// (same architecture, optimizer type, parameter groups and scheduler type). A checkpoint
+/// saved with a scheduler may be loaded without one (its state is ignored); asking for a
+/// scheduler the file lacks is an error. The whole file is read and validated before anything
+/// changes; then model, optimizer, scheduler and RNG are restored in that order, and one that
+/// rejects its state (built differently) throws with the objects before it already restored.
+CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, Optimizer& optimizer,
+                               SchedulerRef scheduler = {});
+/// Restores only the model's weights from a checkpoint (e.g. for evaluation).
+CheckpointInfo load_checkpoint_model(const std::string& path, nn::Module& model, bool strict = true);
+/// Reads only a checkpoint's CheckpointInfo.
+CheckpointInfo load_checkpoint_info(const std::string& path);
+
+}  // namespace ember::optim
+
+namespace ember {
+/// libtorch's torch::save(optimizer, path): the optimizer's state_dict() as safetensors.
+void save(const optim::Optimizer& optimizer, const std::string& path);
+/// libtorch's torch::load(optimizer, path).
+void load(optim::Optimizer& optimizer, const std::string& path);
+}  // namespace ember
