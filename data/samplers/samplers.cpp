@@ -1,0 +1,186 @@
+// The samplers' passes: sequential order, seeded per-epoch permutations, weighted draws and
+// batching. Random ones key a Philox stream by (seed, epoch) (data/random.h).
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <queue>
+
+#include "ember/core/error.h"
+#include "ember/data/random.h"
+#include "ember/data/samplers/batch.h"
+#include "ember/data/samplers/random.h"
+#include "ember/data/samplers/sequential.h"
+#include "ember/data/samplers/weighted_random.h"
+
+namespace ember::data::samplers {
+
+namespace detail {
+std::optional<std::vector<size_t>> take(const std::vector<size_t>& order, size_t& index, size_t batch_size) {
+  if (index >= order.size() || batch_size == 0) return std::nullopt;
+  size_t end = std::min(order.size(), index + batch_size);
+  std::vector<size_t> out(order.begin() + static_cast<std::ptrdiff_t>(index),
+                          order.begin() + static_cast<std::ptrdiff_t>(end));
+  index = end;
+  return out;
+}
+
+uint64_t seed_or_default(std::optional<uint64_t> seed) {
+  return seed ? *seed : ember::data::detail::seed_from_default_generator();
+}
+}  // namespace detail
+
+// ---- SequentialSampler ------------------------------------------------------------------
+
+void SequentialSampler::reset(std::optional<size_t> new_size) {
+  if (new_size) size_ = *new_size;
+  index_ = 0;
+}
+
+std::optional<std::vector<size_t>> SequentialSampler::next(size_t batch_size) {
+  if (index_ >= size_ || batch_size == 0) return std::nullopt;
+  size_t end = std::min(size_, index_ + batch_size);
+  std::vector<size_t> out(end - index_);
+  std::iota(out.begin(), out.end(), index_);
+  index_ = end;
+  return out;
+}
+
+// ---- RandomSampler, SubsetRandomSampler ---------------------------------------------------
+
+RandomSampler::RandomSampler(int64_t size, std::optional<uint64_t> seed)
+    : seed_(detail::seed_or_default(seed)), size_(static_cast<size_t>(size)) {
+  EMBER_CHECK(size >= 0, "RandomSampler: size must be non-negative, got ", size);
+  reset(std::nullopt);
+}
+
+void RandomSampler::reset(std::optional<size_t> new_size) {
+  if (new_size) size_ = *new_size;
+  perm_ = ember::data::detail::permutation(size_, ember::data::detail::mix(seed_, next_epoch_++));
+  index_ = 0;
+}
+
+std::optional<std::vector<size_t>> RandomSampler::next(size_t batch_size) {
+  return detail::take(perm_, index_, batch_size);
+}
+
+SubsetRandomSampler::SubsetRandomSampler(std::vector<size_t> indices, std::optional<uint64_t> seed)
+    : indices_(std::move(indices)), seed_(detail::seed_or_default(seed)) {
+  reset(std::nullopt);
+}
+
+void SubsetRandomSampler::reset(std::optional<size_t>) {
+  std::vector<size_t> p =
+      ember::data::detail::permutation(indices_.size(), ember::data::detail::mix(seed_, next_epoch_++));
+  order_.resize(p.size());
+  for (size_t i = 0; i < p.size(); ++i) order_[i] = indices_[p[i]];
+  index_ = 0;
+}
+
+std::optional<std::vector<size_t>> SubsetRandomSampler::next(size_t batch_size) {
+  return detail::take(order_, index_, batch_size);
+}
+
+// ---- WeightedRandomSampler --------------------------------------------------------------
+
+WeightedRandomSampler::WeightedRandomSampler(std::vector<double> weights, size_t num_samples,
+                                             bool replacement, std::optional<uint64_t> seed)
+    : weights_(std::move(weights)),
+      num_samples_(num_samples),
+      replacement_(replacement),
+      seed_(detail::seed_or_default(seed)) {
+  // The checks and texts of PyTorch's WeightedRandomSampler and torch.multinomial.
+  EMBER_CHECK(num_samples > 0,
+              "num_samples should be a positive integer value, but got num_samples=", num_samples);
+  EMBER_CHECK(!weights_.empty(), "WeightedRandomSampler: weights must not be empty");
+  double sum = 0;
+  size_t positive = 0;
+  for (double w : weights_) {
+    EMBER_CHECK(std::isfinite(w) && w >= 0,
+                "invalid multinomial distribution (encountering probability entry < 0)");
+    sum += w;
+    positive += w > 0;
+  }
+  EMBER_CHECK(sum > 0, "invalid multinomial distribution (sum of probabilities <= 0)");
+  if (!replacement) {
+    EMBER_CHECK(num_samples <= weights_.size(),
+                "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+    EMBER_CHECK(num_samples <= positive,
+                "invalid multinomial distribution (with replacement=False, not enough non-negative category "
+                "to sample)");
+  }
+  reset(std::nullopt);
+}
+
+static std::vector<double> tensor_weights(const Tensor& w) {
+  EMBER_CHECK(w.defined() && w.dim() == 1, "WeightedRandomSampler: weights must be a 1-d tensor");
+  Tensor d = w.detach().to(kDouble).contiguous();
+  const double* p = d.data_ptr<double>();
+  return std::vector<double>(p, p + d.numel());
+}
+
+WeightedRandomSampler::WeightedRandomSampler(const Tensor& weights, size_t num_samples, bool replacement,
+                                             std::optional<uint64_t> seed)
+    : WeightedRandomSampler(tensor_weights(weights), num_samples, replacement, seed) {}
+
+void WeightedRandomSampler::reset(std::optional<size_t>) {
+  PhiloxStream rng(ember::data::detail::mix(seed_, next_epoch_++));
+  drawn_.clear();
+  drawn_.reserve(num_samples_);
+  if (replacement_) {
+    // Inverse CDF: the first index whose cumulative weight exceeds u * total.
+    std::vector<double> cdf(weights_.size());
+    std::partial_sum(weights_.begin(), weights_.end(), cdf.begin());
+    double total = cdf.back();
+    for (size_t k = 0; k < num_samples_; ++k) {
+      double u = rng.uniform() * total;
+      size_t i = static_cast<size_t>(std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
+      // cdf[i] > u >= cdf[i - 1] means weights_[i] > 0. Only rounding (u * total == total)
+      // can run off the end; that draw belongs to the last positive weight.
+      if (i >= weights_.size()) {
+        i = weights_.size() - 1;
+        while (weights_[i] == 0) --i;
+      }
+      drawn_.push_back(i);
+    }
+  } else {
+    // Efraimidis-Spirakis: keep the num_samples largest keys log(u) / w; this has the law of
+    // drawing one at a time proportional to weight without replacement (torch.multinomial).
+    std::vector<std::pair<double, size_t>> keys;
+    keys.reserve(weights_.size());
+    for (size_t i = 0; i < weights_.size(); ++i) {
+      double u = rng.uniform();
+      if (weights_[i] > 0) keys.emplace_back(std::log(std::max(u, 1e-300)) / weights_[i], i);
+    }
+    std::partial_sort(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(num_samples_), keys.end(),
+                      [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (size_t k = 0; k < num_samples_; ++k) drawn_.push_back(keys[k].second);
+  }
+  index_ = 0;
+}
+
+std::optional<std::vector<size_t>> WeightedRandomSampler::next(size_t batch_size) {
+  return detail::take(drawn_, index_, batch_size);
+}
+
+// ---- BatchSampler -----------------------------------------------------------------------
+
+BatchSampler::BatchSampler(std::shared_ptr<Sampler<>> sampler, size_t batch_size, bool drop_last)
+    : sampler_(std::move(sampler)), batch_size_(batch_size), drop_last_(drop_last) {
+  EMBER_CHECK(sampler_ != nullptr, "BatchSampler: sampler must not be null");
+  EMBER_CHECK(batch_size > 0,
+              "batch_size should be a positive integer value, but got batch_size=", batch_size);
+}
+
+std::optional<std::vector<size_t>> BatchSampler::next(size_t) {
+  std::vector<size_t> batch;
+  batch.reserve(batch_size_);
+  while (batch.size() < batch_size_) {
+    auto more = sampler_->next(batch_size_ - batch.size());
+    if (!more || more->empty()) break;
+    batch.insert(batch.end(), more->begin(), more->end());
+  }
+  if (batch.empty() || (drop_last_ && batch.size() < batch_size_)) return std::nullopt;
+  return batch;
+}
+
+}  // namespace ember::data::samplers
