@@ -24,7 +24,9 @@ struct Masked final : UnaryOp {
   Save saves() const override { return Save::kNothing; }
   void cpu(const Tensor& t, Tensor& out) const override {
     visit_float_dtype(out.dtype(), name(), [&]<typename T>() {
-      cpu::binary_kernel<T, T, bool>(t, mask, out, [](T v, bool m) { return m ? v : static_cast<T>(0.0f); });
+      // The bool mask is read as uint8_t (same bytes, 0 or 1): GCC does not vectorize loads
+      // of bool, and the scalar loop branches on a random mask (relu's backward ran 5x slower).
+      cpu::binary_kernel<T, T, uint8_t>(t, mask, out, [](T v, uint8_t m) { return m ? v : static_cast<T>(0.0f); });
     });
   }
   Tensor backward(const SavedTensors&, const Tensor& grad) const override { return masked(grad, mask); }
