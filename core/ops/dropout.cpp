@@ -1,0 +1,81 @@
+// Dropout is composite in PyTorch too: a noise tensor (a Bernoulli(1 - p) mask, scaled) times
+// the input. The product is an ordinary recorded mul, whose backward multiplies the gradient
+// by the same saved noise, so forward and backward always agree on which elements dropped.
+#include "ember/core/ops/dropout.h"
+
+#include <cmath>
+
+#include "ember/core/ops/binary.h"
+#include "ember/core/ops/creation.h"
+
+namespace ember {
+namespace {
+
+/// Noise of shape (N, C, 1, ..., 1): one value per channel, broadcast over the rest.
+Tensor feature_noise(const Tensor& input) {
+  EMBER_CHECK(input.dim() >= 2, "Feature dropout requires at least 2 dimensions in the input");
+  DimVector sizes(input.dim(), 1);
+  sizes[0] = input.size(0);
+  sizes[1] = input.size(1);
+  return empty(sizes, input.options());
+}
+
+/// input * noise (+ b for alpha dropout), in place or not.
+Tensor dropout_impl(Tensor& input, double p, bool train, bool feature, bool alpha, bool inplace) {
+  EMBER_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+  if (p == 0 || !train || input.numel() == 0) return input;
+  if (p == 1) {  // every element dropped: multiply by zero so the result stays in the graph
+    Tensor zero = zeros({}, input.options());
+    return inplace ? input.mul_(zero) : input * zero;
+  }
+  Tensor noise = feature ? feature_noise(input) : empty_like(input);
+  noise.bernoulli_(1 - p);
+  if (!alpha) {
+    noise.div_(1 - p);
+    return inplace ? input.mul_(noise) : input * noise;
+  }
+  // SELU's negative saturation -alpha' = -scale * alpha; kept elements are scaled by a and
+  // everything shifted by b so that mean 0 / variance 1 inputs stay so (PyTorch's constants).
+  constexpr double kAlpha = 1.7580993408473766;
+  double a = 1.0 / std::sqrt((kAlpha * kAlpha * p + 1) * (1 - p));
+  Tensor b = (noise - 1) * (kAlpha * a) + kAlpha * a * p;
+  noise.mul_(a);
+  return inplace ? input.mul_(noise).add_(b) : input * noise + b;
+}
+
+}  // namespace
+
+Tensor dropout(const Tensor& input, double p, bool train) {
+  Tensor x = input;
+  return dropout_impl(x, p, train, false, false, false);
+}
+Tensor& dropout_(Tensor& input, double p, bool train) {
+  dropout_impl(input, p, train, false, false, true);
+  return input;
+}
+Tensor feature_dropout(const Tensor& input, double p, bool train) {
+  Tensor x = input;
+  return dropout_impl(x, p, train, true, false, false);
+}
+Tensor& feature_dropout_(Tensor& input, double p, bool train) {
+  dropout_impl(input, p, train, true, false, true);
+  return input;
+}
+Tensor alpha_dropout(const Tensor& input, double p, bool train) {
+  Tensor x = input;
+  return dropout_impl(x, p, train, false, true, false);
+}
+Tensor& alpha_dropout_(Tensor& input, double p, bool train) {
+  dropout_impl(input, p, train, false, true, true);
+  return input;
+}
+Tensor feature_alpha_dropout(const Tensor& input, double p, bool train) {
+  Tensor x = input;
+  return dropout_impl(x, p, train, true, true, false);
+}
+Tensor& feature_alpha_dropout_(Tensor& input, double p, bool train) {
+  dropout_impl(input, p, train, true, true, true);
+  return input;
+}
+
+}  // namespace ember

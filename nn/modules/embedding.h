@@ -1,0 +1,46 @@
+// Embedding (libtorch's torch/nn/modules/embedding.h): a learnable lookup table, initialised
+// N(0, 1) with the padding row zeroed, and Embedding::from_pretrained.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+
+#include "ember/core/tensor.h"
+#include "ember/nn/cloneable.h"
+#include "ember/nn/functional/embedding.h"
+#include "ember/nn/module_holder.h"
+#include "ember/nn/options/embedding.h"
+
+namespace ember {
+namespace nn {
+
+class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
+ public:
+  EmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim)
+      : EmbeddingImpl(EmbeddingOptions(num_embeddings, embedding_dim)) {}
+  explicit EmbeddingImpl(EmbeddingOptions options_);
+  /// Wraps a negative padding_idx, then registers weight (options._weight if given).
+  void reset() override;
+  /// weight ~ N(0, 1), its padding_idx row set to 0.
+  void reset_parameters();
+  /// Python's repr: "Embedding(10, 3, padding_idx=0)".
+  void pretty_print(std::ostream& stream) const override;
+  /// weight rows picked by the integer tensor `indices`: shape indices.sizes() + [embedding_dim].
+  Tensor forward(const Tensor& indices);
+
+  EmbeddingOptions options;
+  Tensor weight;
+};
+
+/// The holder, with libtorch's static from_pretrained.
+class Embedding : public ModuleHolder<EmbeddingImpl> {
+ public:
+  using ModuleHolder<EmbeddingImpl>::ModuleHolder;
+  using ModuleHolder<EmbeddingImpl>::get;
+  /// An Embedding whose table is `embeddings` (2-d, shared, not copied); frozen by default.
+  static Embedding from_pretrained(const Tensor& embeddings,
+                                   const EmbeddingFromPretrainedOptions& options = {});
+};
+
+}  // namespace nn
+}  // namespace ember
