@@ -1,0 +1,16 @@
+// ember::nn::functional: every layer as a function (`namespace F = ember::nn::functional;`,
+// `F::conv2d(x, w, F::Conv2dFuncOptions().padding(1))`), as libtorch's torch/nn/functional.h.
+#pragma once
+
+#include "ember/nn/functional/activation.h"
+#include "ember/nn/functional/batchnorm.h"
+#include "ember/nn/functional/conv.h"
+#include "ember/nn/functional/dropout.h"
+#include "ember/nn/functional/embedding.h"
+#include "ember/nn/functional/linear.h"
+#include "ember/nn/functional/loss.h"
+#include "ember/nn/functional/normalization.h"
+#include "ember/nn/functional/padding.h"
+#include "ember/nn/functional/pooling.h"
+#include "ember/nn/functional/softmax.h"
+#include "ember/nn/functional/upsampling.h"
