@@ -1,22 +1,113 @@
 // GEMM on the CPU: Eigen's product for float and double, float for Half/BFloat16, a plain
 // loop for integers (PyTorch multiplies integer matrices on the CPU too), and the tensor
-// front end that maps strided operands onto it. Eigen headers appear in this file only.
+// front end that maps strided operands onto it. The Eigen product itself is compiled once
+// per instruction set in gemm_<isa>.cpp (the only files that include Eigen); this file
+// picks one at run time (gemm_isa.h).
 #include "ember/core/cpu/gemm.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
-// ember's parallel_for is the only thread pool (DESIGN.md, "Performance rules": never run
-// two pools at once), so Eigen must not start its own: each Eigen product below runs on
-// one thread, and large products are split into blocks that run on ember's threads.
-#define EIGEN_DONT_PARALLELIZE
-#include <Eigen/Core>
-
 #include "ember/autograd/grad_mode.h"
+#include "ember/core/cpu/gemm_isa.h"
 #include "ember/core/tensor_iter.h"
 
 namespace ember::cpu {
+
+// ---- instruction set dispatch (gemm_isa.h) -------------------------------------------------
+namespace {
+
+bool cpu_supports(GemmIsa isa) {
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();  // products may run from static initialisers, before libgcc's own
+  switch (isa) {
+    case GemmIsa::kGeneric:
+      return true;
+    case GemmIsa::kAvx2:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case GemmIsa::kAvx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }
+  return false;
+#else
+  return isa == GemmIsa::kGeneric;
+#endif
+}
+
+const gemm_detail::Kernels* compiled_kernels(GemmIsa isa) {
+  switch (isa) {
+    case GemmIsa::kGeneric:
+      return gemm_detail::generic_kernels();
+    case GemmIsa::kAvx2:
+      return gemm_detail::avx2_kernels();
+    case GemmIsa::kAvx512:
+      return gemm_detail::avx512_kernels();
+  }
+  return nullptr;
+}
+
+constexpr GemmIsa kIsas[] = {GemmIsa::kGeneric, GemmIsa::kAvx2, GemmIsa::kAvx512};
+
+/// EMBER_GEMM_ISA when set, else AVX2 where it runs. Not AVX-512: on the AMD EPYC this was
+/// measured on, Eigen's AVX-512 kernel was within noise of its AVX2 one (conv, and matmul
+/// from n = 128; bench/README.md), and 512-bit code lowers the clock on some Intel parts.
+GemmIsa initial_isa() {
+  const GemmIsa fallback = gemm_isa_available(GemmIsa::kAvx2) ? GemmIsa::kAvx2 : GemmIsa::kGeneric;
+  const char* env = std::getenv("EMBER_GEMM_ISA");
+  if (env == nullptr || *env == '\0') return fallback;
+  for (GemmIsa isa : kIsas)
+    if (std::strcmp(env, gemm_isa_name(isa)) == 0 && gemm_isa_available(isa)) return isa;
+  // Not an exception: the first product may run on a worker thread, where one would abort
+  // the program. A benchmark must not silently measure another kernel, hence the message.
+  std::fprintf(stderr,
+               "ember: EMBER_GEMM_ISA=%s is not generic, avx2 or avx512 available on this build and CPU; "
+               "using %s\n",
+               env, gemm_isa_name(fallback));
+  return fallback;
+}
+
+/// The kernels in use; set once from initial_isa() (thread-safe static), then by set_gemm_isa.
+std::atomic<const gemm_detail::Kernels*>& active_slot() {
+  static std::atomic<const gemm_detail::Kernels*> slot{compiled_kernels(initial_isa())};
+  return slot;
+}
+
+}  // namespace
+
+const char* gemm_isa_name(GemmIsa isa) {
+  switch (isa) {
+    case GemmIsa::kGeneric:
+      return "generic";
+    case GemmIsa::kAvx2:
+      return "avx2";
+    case GemmIsa::kAvx512:
+      return "avx512";
+  }
+  return "unknown";
+}
+
+bool gemm_isa_available(GemmIsa isa) { return compiled_kernels(isa) != nullptr && cpu_supports(isa); }
+
+GemmIsa gemm_isa() {
+  const gemm_detail::Kernels* k = active_slot().load(std::memory_order_relaxed);
+  for (GemmIsa isa : kIsas)
+    if (compiled_kernels(isa) == k) return isa;
+  return GemmIsa::kGeneric;
+}
+
+void set_gemm_isa(GemmIsa isa) {
+  EMBER_CHECK(gemm_isa_available(isa), "set_gemm_isa: this build or this CPU has no ", gemm_isa_name(isa),
+              " GEMM kernel");
+  active_slot().store(compiled_kernels(isa), std::memory_order_relaxed);
+}
+
 namespace {
 
 /// Below this many multiply-adds a product runs as one call on the calling thread.
@@ -25,35 +116,15 @@ constexpr int64_t kParallelWork = int64_t{1} << 21;
 /// rounding, never depends on the thread count.
 constexpr int64_t kBlock = 128;
 
-template <class T>
-using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <class T>
-using ConstMap = Eigen::Map<const RowMajor<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
-template <class T>
-using MutMap = Eigen::Map<RowMajor<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
-
-/// One Eigen product on the calling thread (T is float or double).
+/// One Eigen product on the calling thread (T is float or double), by the active kernels.
 template <class T>
 void eigen_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
                 const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  MutMap<T> C(c, m, n, Eigen::OuterStride<>(ldc));
-  if (beta == T(0))
-    C.setZero();  // overwrite, so NaNs in C do not survive (BLAS)
-  else if (beta != T(1))
-    C *= beta;
-  if (k == 0 || alpha == T(0)) return;
-  ConstMap<T> A(a, ta ? k : m, ta ? m : k, Eigen::OuterStride<>(lda));
-  ConstMap<T> B(b, tb ? n : k, tb ? k : n, Eigen::OuterStride<>(ldb));
-  // Eigen folds the scalar factor and the transposes into its kernel: no temporaries.
-  auto product = [&](const auto& opa, const auto& opb) { C.noalias() += alpha * opa * opb; };
-  if (ta && tb)
-    product(A.transpose(), B.transpose());
-  else if (ta)
-    product(A.transpose(), B);
-  else if (tb)
-    product(A, B.transpose());
+  const gemm_detail::Kernels* kernels = active_slot().load(std::memory_order_relaxed);
+  if constexpr (std::is_same_v<T, float>)
+    kernels->f32(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   else
-    product(A, B);
+    kernels->f64(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 /// Splits a large product into fixed blocks of C's rows (or columns, when C is wide) and

@@ -5,7 +5,9 @@
 #include "ember/core/ops/pooling.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "ember/core/dtype.h"
 #include "ember/core/op.h"
@@ -130,36 +132,125 @@ AxisMapPtr adaptive_axis(int64_t in, int64_t out, bool average) {
   return m;
 }
 
+/// take ? a : b through a bit mask for floating types: GCC compiles the plain ?: on floats to
+/// a branch, which mispredicts about half the time on activations.
+template <class M>
+M select(bool take, M a, M b) {
+  if constexpr (std::is_floating_point_v<M>) {
+    using U = std::conditional_t<sizeof(M) == 4, uint32_t, uint64_t>;
+    U ua, ub;
+    std::memcpy(&ua, &a, sizeof(M));
+    std::memcpy(&ub, &b, sizeof(M));
+    const U mask = U(0) - static_cast<U>(take);
+    ua = (ua & mask) | (ub & ~mask);
+    std::memcpy(&a, &ua, sizeof(M));
+    return a;
+  } else {
+    return take ? a : b;
+  }
+}
+
+/// Whether output o of an axis covers exactly inputs 2o and 2o + 1 for every o: kernel 2,
+/// stride 2, no padding, dilation 1 and no partial last window (ceil_mode on odd sizes).
+bool is_pairs(const AxisMap& m) {
+  const int64_t n = m.out_size();
+  if (static_cast<int64_t>(m.index.size()) != 2 * n) return false;
+  for (int64_t o = 0; o < n; ++o)
+    if (m.start[o] != 2 * o || m.index[2 * o] != 2 * o || m.index[2 * o + 1] != 2 * o + 1) return false;
+  return true;
+}
+
+/// One row of 2x2 windows (inputs r0[2o], r0[2o + 1], r1[2o], r1[2o + 1] for output o < n):
+/// maxima into y and, per window, the winner's place in scan order (0 top-left, 1 top-right,
+/// 2 bottom-left, 3 bottom-right) into code. The same rule as max_planes in the same order,
+/// in straight-line selects that GCC vectorizes for float (codes as wide as the values).
+/// The window's first element starts the scan: max_planes's first step (-inf, or the lowest
+/// integer, against it) always ends with that element and its position.
+template <class T, class M, class C>
+void max_row_2x2(const T* __restrict__ r0, const T* __restrict__ r1, T* __restrict__ y, C* __restrict__ code,
+                 int64_t n) {
+  auto step = [](M v, C place, M& best, C& at) {
+    bool take = v > best;
+    if constexpr (is_float_v<T>) take = take | (v != v);  // NaN wins, even over an earlier NaN
+    best = take ? v : best;
+    at = take ? place : at;
+  };
+  for (int64_t o = 0; o < n; ++o) {
+    M best = static_cast<M>(r0[2 * o]);
+    C at = 0;
+    step(static_cast<M>(r0[2 * o + 1]), 1, best, at);
+    step(static_cast<M>(r1[2 * o]), 2, best, at);
+    step(static_cast<M>(r1[2 * o + 1]), 3, best, at);
+    y[o] = static_cast<T>(best);
+    code[o] = at;
+  }
+}
+
+/// max_planes for 2x2 windows at stride 2 (is_pairs on both axes): the CNN's pooling, ~10%
+/// of a training step through the general loop. Rows are done in chunks: maxima and codes
+/// first (max_row_2x2), then the codes become plane indices.
+template <class T>
+void max_planes_2x2(const T* x, T* y, int64_t* idx, int64_t planes, int64_t H, int64_t W, int64_t Ho,
+                    int64_t Wo) {
+  using M = opmath_t<T>;
+  using C = std::conditional_t<sizeof(M) == 4, uint32_t, uint64_t>;
+  constexpr int64_t kChunk = 256;
+  parallel_for(planes, resample::plane_grain(Ho * Wo * 5), [&](int64_t b, int64_t e) {
+    C code[kChunk];
+    for (int64_t p = b; p < e; ++p)
+      for (int64_t oh = 0; oh < Ho; ++oh) {
+        const T* r0 = x + p * H * W + 2 * oh * W;
+        const int64_t out_row = (p * Ho + oh) * Wo;
+        for (int64_t o0 = 0; o0 < Wo; o0 += kChunk) {
+          const int64_t n = std::min(kChunk, Wo - o0);
+          max_row_2x2<T, M, C>(r0 + 2 * o0, r0 + W + 2 * o0, y + out_row + o0, code, n);
+          // place 0..3 -> row offset 0 or W, column offset 0 or 1 from the window's corner.
+          const int64_t corner = 2 * oh * W + 2 * o0;
+          int64_t* io = idx + out_row + o0;
+          for (int64_t o = 0; o < n; ++o) {
+            const uint64_t c = code[o];
+            io[o] = corner + 2 * o + static_cast<int64_t>(c & 1u) + (-static_cast<int64_t>(c >> 1) & W);
+          }
+        }
+      }
+  });
+}
+
 /// Max over each window; ties keep the first position, NaN wins (PyTorch's CPU kernel).
 template <class T>
 void max_planes(const T* x, T* y, int64_t* idx, int64_t planes, const AxisMap& h, const AxisMap& w) {
   using M = opmath_t<T>;
   const int64_t W = w.in_size, HW = h.in_size * W, Ho = h.out_size(), Wo = w.out_size();
   const int64_t taps = static_cast<int64_t>(h.index.size() * w.index.size()) / std::max<int64_t>(1, Ho * Wo);
+  if (is_pairs(h) && is_pairs(w)) {
+    max_planes_2x2(x, y, idx, planes, h.in_size, W, Ho, Wo);
+    return;
+  }
   const M lowest = std::numeric_limits<M>::has_infinity ? -std::numeric_limits<M>::infinity()
                                                         : std::numeric_limits<M>::lowest();
+  // Local copies of the tap tables: the stores to idx (int64_t) could alias the vectors' data.
+  const int64_t *hs = h.start.data(), *hi = h.index.data(), *ws = w.start.data(), *wi = w.index.data();
   parallel_for(planes, resample::plane_grain(Ho * Wo * (taps + 1)), [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) {
       const T* xp = x + p * HW;
       for (int64_t oh = 0; oh < Ho; ++oh) {
+        const int64_t h0 = hs[oh], h1 = hs[oh + 1];
         for (int64_t ow = 0; ow < Wo; ++ow) {
+          const int64_t w0 = ws[ow], w1 = ws[ow + 1];
           // PyTorch's rule: start at -inf on the window's first position, take v when v > best
-          // or v is NaN (so NaN propagates and ties keep the first maximum).
+          // or v is NaN (so NaN propagates and ties keep the first maximum). Selects, not
+          // branches: on real activations the comparison is a coin toss the CPU mispredicts.
           M best = lowest;
-          int64_t at = h.start[oh] < h.start[oh + 1] && w.start[ow] < w.start[ow + 1]
-                           ? h.index[h.start[oh]] * W + w.index[w.start[ow]]
-                           : 0;
-          for (int64_t a = h.start[oh]; a < h.start[oh + 1]; ++a) {
-            const int64_t row = h.index[a] * W;
-            for (int64_t c = w.start[ow]; c < w.start[ow + 1]; ++c) {
-              const int64_t i = row + w.index[c];
+          int64_t at = h0 < h1 && w0 < w1 ? hi[h0] * W + wi[w0] : 0;
+          for (int64_t a = h0; a < h1; ++a) {
+            const int64_t row = hi[a] * W;
+            for (int64_t c = w0; c < w1; ++c) {
+              const int64_t i = row + wi[c];
               const M v = static_cast<M>(xp[i]);
-              bool nan = false;
-              if constexpr (is_float_v<T>) nan = std::isnan(v);
-              if (v > best || nan) {
-                best = v;
-                at = i;
-              }
+              bool take = v > best;
+              if constexpr (is_float_v<T>) take = take | (v != v);  // |, not ||: no branch
+              best = select(take, v, best);
+              at ^= (at ^ i) & -static_cast<int64_t>(take);
             }
           }
           const int64_t o = p * Ho * Wo + oh * Wo + ow;
