@@ -120,3 +120,12 @@ std::ostream& operator<<(std::ostream& stream, const ModuleHolder<Contained>& mo
 
 /// Declares holder class `Name` for `NameImpl` (libtorch's TORCH_MODULE).
 #define EMBER_MODULE(Name) EMBER_MODULE_IMPL(Name, Name##Impl)
+
+// libtorch's macro names, so a program written for libtorch builds unchanged after
+// `namespace torch = ember;` (macros are not namespaced). Left alone if libtorch defined them.
+#ifndef TORCH_MODULE_IMPL
+#define TORCH_MODULE_IMPL(Name, ImplType) EMBER_MODULE_IMPL(Name, ImplType)
+#endif
+#ifndef TORCH_MODULE
+#define TORCH_MODULE(Name) EMBER_MODULE(Name)
+#endif

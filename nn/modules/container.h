@@ -56,6 +56,11 @@ class AnyModule {
     EMBER_CHECK(!is_empty(), "Cannot call forward() on an empty AnyModule");
     return forward_(x);
   }
+  /// libtorch's spelling with the result type named: `any.forward<Tensor>(x)`.
+  template <class ReturnType, class = std::enable_if_t<std::is_same_v<ReturnType, Tensor>>>
+  Tensor forward(const Tensor& x) const {
+    return forward(x);
+  }
   AnyModule clone(const std::optional<Device>& device = std::nullopt) const {
     EMBER_CHECK(!is_empty(), "Cannot call clone() on an empty AnyModule");
     return clone_(*module_, device);
@@ -144,6 +149,11 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
 
   /// Runs x through every module in order.
   Tensor forward(const Tensor& x);
+  /// libtorch's spelling with the result type named: `seq->forward<Tensor>(x)`.
+  template <class ReturnType, class = std::enable_if_t<std::is_same_v<ReturnType, Tensor>>>
+  Tensor forward(const Tensor& x) {
+    return forward(x);
+  }
 
   Iterator begin() { return modules_.begin(); }
   Iterator end() { return modules_.end(); }

@@ -18,6 +18,8 @@ namespace nn {
 class MaxPool1dImpl : public Cloneable<MaxPool1dImpl> {
  public:
   explicit MaxPool1dImpl(const MaxPool1dOptions& options) : options(options) {}
+  /// libtorch's shorthand: `MaxPool1d(2)` for `MaxPool1d(MaxPool1dOptions(2))`.
+  explicit MaxPool1dImpl(ExpandingArray<1> kernel_size) : options(kernel_size) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
@@ -30,6 +32,8 @@ EMBER_MODULE(MaxPool1d);
 class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
  public:
   explicit MaxPool2dImpl(const MaxPool2dOptions& options) : options(options) {}
+  /// libtorch's shorthand: `MaxPool2d(2)` for `MaxPool2d(MaxPool2dOptions(2))`.
+  explicit MaxPool2dImpl(ExpandingArray<2> kernel_size) : options(kernel_size) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
@@ -41,6 +45,8 @@ EMBER_MODULE(MaxPool2d);
 class AvgPool1dImpl : public Cloneable<AvgPool1dImpl> {
  public:
   explicit AvgPool1dImpl(const AvgPool1dOptions& options) : options(options) {}
+  /// libtorch's shorthand: `AvgPool1d(2)` for `AvgPool1d(AvgPool1dOptions(2))`.
+  explicit AvgPool1dImpl(ExpandingArray<1> kernel_size) : options(kernel_size) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
@@ -51,6 +57,8 @@ EMBER_MODULE(AvgPool1d);
 class AvgPool2dImpl : public Cloneable<AvgPool2dImpl> {
  public:
   explicit AvgPool2dImpl(const AvgPool2dOptions& options) : options(options) {}
+  /// libtorch's shorthand: `AvgPool2d(2)` for `AvgPool2d(AvgPool2dOptions(2))`.
+  explicit AvgPool2dImpl(ExpandingArray<2> kernel_size) : options(kernel_size) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
@@ -61,6 +69,8 @@ EMBER_MODULE(AvgPool2d);
 class AdaptiveAvgPool1dImpl : public Cloneable<AdaptiveAvgPool1dImpl> {
  public:
   explicit AdaptiveAvgPool1dImpl(const AdaptiveAvgPool1dOptions& options) : options(options) {}
+  /// libtorch's shorthand: `AdaptiveAvgPool1d(2)` for `AdaptiveAvgPool1d(AdaptiveAvgPool1dOptions(2))`.
+  explicit AdaptiveAvgPool1dImpl(ExpandingArray<1> output_size) : options(output_size) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
@@ -71,6 +81,8 @@ EMBER_MODULE(AdaptiveAvgPool1d);
 class AdaptiveAvgPool2dImpl : public Cloneable<AdaptiveAvgPool2dImpl> {
  public:
   explicit AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& options) : options(options) {}
+  /// libtorch's shorthand: `AdaptiveAvgPool2d(2)` for `AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions(2))`.
+  explicit AdaptiveAvgPool2dImpl(ExpandingArrayWithOptionalElem<2> output_size) : options(output_size) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
@@ -81,6 +93,8 @@ EMBER_MODULE(AdaptiveAvgPool2d);
 class AdaptiveMaxPool2dImpl : public Cloneable<AdaptiveMaxPool2dImpl> {
  public:
   explicit AdaptiveMaxPool2dImpl(const AdaptiveMaxPool2dOptions& options) : options(options) {}
+  /// libtorch's shorthand: `AdaptiveMaxPool2d(2)` for `AdaptiveMaxPool2d(AdaptiveMaxPool2dOptions(2))`.
+  explicit AdaptiveMaxPool2dImpl(ExpandingArrayWithOptionalElem<2> output_size) : options(output_size) {}
   void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
