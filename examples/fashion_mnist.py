@@ -83,7 +83,7 @@ def main():
     p.add_argument("--model", choices=["cnn", "mlp"], default="cnn")
     p.add_argument("--eval", metavar="PATH", help="evaluate a safetensors state dict on the test set")
     p.add_argument("--train", action="store_true", help="train the model in PyTorch")
-    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--epochs", type=int, default=6)
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--seed", type=int, default=0)

@@ -61,10 +61,10 @@ void check_same(const Tensor& got, const Tensor& want) {
 /// A safetensors file built by hand: length prefix, the JSON text as given, then `data`.
 std::vector<uint8_t> craft(const std::string& json, size_t data_bytes = 0, uint64_t declared = UINT64_MAX) {
   uint64_t n = declared == UINT64_MAX ? json.size() : declared;
-  std::vector<uint8_t> out(8);
+  // Sized once up front: GCC 12 -O3 misreads insert-after-memcpy as out of bounds.
+  std::vector<uint8_t> out(8 + json.size() + data_bytes, 0);
   std::memcpy(out.data(), &n, 8);
-  out.insert(out.end(), json.begin(), json.end());
-  out.resize(out.size() + data_bytes, 0);
+  std::copy(json.begin(), json.end(), out.begin() + 8);
   return out;
 }
 
