@@ -6,9 +6,11 @@
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512VL__) && defined(__AVX512BW__) && \
     defined(__FMA__)
 // GCC 12 warns about _mm512_extractf64x4_pd's deliberately undefined operand (GCC bug
-// 105593) wherever Eigen inlines it: a false positive inside GCC's own header.
+// 105593) wherever Eigen inlines it — "maybe" at -O3, "is used uninitialized" at -O1 (the
+// sanitizer build): a false positive inside GCC's own header.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #define EMBER_EIGEN_NAMESPACE ember_eigen_avx512
 #define EMBER_GEMM_KERNELS avx512_kernels
