@@ -33,6 +33,12 @@
  private:                                                       \
   T name##_
 
+// libtorch's spelling, for option structs written against libtorch (macros have no namespace,
+// so `namespace torch = ember;` cannot cover them).
+#ifndef TORCH_ARG
+#define TORCH_ARG(T, name) EMBER_ARG(T, name)
+#endif
+
 namespace ember {
 
 /// D integers given either as D values or as one value repeated D times.

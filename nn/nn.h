@@ -14,6 +14,7 @@
 #include "ember/nn/modules/conv.h"
 #include "ember/nn/modules/dropout.h"
 #include "ember/nn/modules/embedding.h"
+#include "ember/nn/modules/functional.h"
 #include "ember/nn/modules/linear.h"
 #include "ember/nn/modules/loss.h"
 #include "ember/nn/modules/normalization.h"

@@ -17,8 +17,6 @@ inline const char* type_name(torch::ScalarType t) { return c10::toString(t); }
 }  // namespace compat
 #else
 #include <ember/ember.h>
-// nn::Functional is not in nn/nn.h yet (torch/torch.h has it).
-#include <ember/nn/modules/functional.h>
 namespace torch = ember;
 namespace compat {
 inline const char* type_name(torch::ScalarType t) { return ember::scalar_type_name(t); }

@@ -324,7 +324,8 @@ TEST_CASE("test_serialize: file errors name the path") {
   Dict d;
   d.insert("w", ones({4}));
   std::vector<uint8_t> b = serialize_safetensors(d);
-  b.resize(b.size() - 1);
+  REQUIRE(b.size() > 8);
+  b.pop_back();  // (resize(size() - 1) trips GCC 12's -Wstringop-overflow at -O1)
   write_bytes(path, b);
   check_error([&] { load_file(path); }, "are out of range: the data buffer has 15 bytes");
 }

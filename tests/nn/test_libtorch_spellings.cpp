@@ -1,6 +1,7 @@
 // libtorch spellings added so libtorch programs build unchanged (tests/compat runs whole
 // programs against libtorch's output; these pin the pieces down): nn::Functional, the pooling
-// modules' size-only constructors, forward<Tensor>() on Sequential/AnyModule and TORCH_MODULE.
+// modules' size-only constructors, forward<Tensor>() on Sequential/AnyModule, TORCH_MODULE
+// and TORCH_ARG.
 #include <sstream>
 
 #include "ember/nn/modules/activation.h"
@@ -68,4 +69,22 @@ TEST_CASE("forward<Tensor>() and TORCH_MODULE as libtorch spells them") {
   check_close(any.forward<Tensor>(x), {2.0, -4.0});
   Twice twice;
   check_close(twice(x), {2.0, -4.0});
+}
+
+namespace {
+// An options struct written against libtorch: TORCH_ARG gives chained setters and getters.
+struct ScaleOptions {
+  ScaleOptions(double factor) : factor_(factor) {}  // NOLINT
+  TORCH_ARG(double, factor);
+  TORCH_ARG(bool, negate) = false;
+};
+}  // namespace
+
+TEST_CASE("TORCH_ARG declares options with chained setters, as libtorch") {
+  ScaleOptions o = ScaleOptions(2.5).negate(true);
+  CHECK(o.factor() == 2.5);
+  CHECK(o.negate());
+  o.factor(4.0);
+  CHECK(o.factor() == 4.0);
+  CHECK_FALSE(ScaleOptions(1.0).negate());
 }
