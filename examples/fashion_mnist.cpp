@@ -11,10 +11,14 @@
 //
 // Data: the IDX files (plain or .gz) of the Debian package dataset-fashion-mnist, installed
 // by scripts/setup.sh under /usr/share/datasets/fashion-mnist.
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
