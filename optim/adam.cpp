@@ -61,25 +61,9 @@ std::vector<std::pair<std::string, double>> AdamOptions::named_values() const {
   return detail::adam_named_values(lr(), betas(), eps(), weight_decay(), amsgrad());
 }
 void AdamOptions::set_named_value(const std::string& name, double v) {
-  if (name == "lr")
-    lr(v);
-  else if (name == "betas.0")
-    std::get<0>(betas()) = v;
-  else if (name == "betas.1")
-    std::get<1>(betas()) = v;
-  else if (name == "eps")
-    eps(v);
-  else if (name == "weight_decay")
-    weight_decay(v);
-  else if (name == "amsgrad")
-    amsgrad(v != 0);
-  else
-    EMBER_CHECK(false, "Adam has no option named '", name, "'");
+  detail::set_adam_named_value(*this, name, v, "Adam");
 }
-bool operator==(const AdamOptions& a, const AdamOptions& b) {
-  return a.lr() == b.lr() && a.betas() == b.betas() && a.eps() == b.eps() &&
-         a.weight_decay() == b.weight_decay() && a.amsgrad() == b.amsgrad();
-}
+bool operator==(const AdamOptions& a, const AdamOptions& b) { return detail::adam_options_equal(a, b); }
 
 std::vector<std::pair<std::string, Tensor>> AdamParamState::named_tensors() const {
   std::vector<std::pair<std::string, Tensor>> out{{"step", detail::step_tensor(step())}};

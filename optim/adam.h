@@ -2,6 +2,7 @@
 // L2 weight decay added to the gradient, updating exactly as PyTorch's single-tensor Adam.
 #pragma once
 
+#include <string>
 #include <tuple>
 
 #include "ember/nn/arg.h"
@@ -55,6 +56,23 @@ namespace detail {
 std::vector<std::pair<std::string, double>> adam_named_values(double lr,
                                                               const std::tuple<double, double>& betas,
                                                               double eps, double weight_decay, bool amsgrad);
+/// Sets one named value of Adam's or AdamW's options (their fields are the same); an unknown
+/// name is an error naming the optimizer.
+template <class Options>
+void set_adam_named_value(Options& o, const std::string& name, double v, const char* optimizer) {
+  if (name == "lr") o.lr(v);
+  else if (name == "betas.0") std::get<0>(o.betas()) = v;
+  else if (name == "betas.1") std::get<1>(o.betas()) = v;
+  else if (name == "eps") o.eps(v);
+  else if (name == "weight_decay") o.weight_decay(v);
+  else if (name == "amsgrad") o.amsgrad(v != 0);
+  else EMBER_CHECK(false, optimizer, " has no option named '", name, "'");
+}
+template <class Options>
+bool adam_options_equal(const Options& a, const Options& b) {
+  return a.lr() == b.lr() && a.betas() == b.betas() && a.eps() == b.eps() && a.weight_decay() == b.weight_decay() &&
+         a.amsgrad() == b.amsgrad();
+}
 /// Checks options with PyTorch's messages ("Invalid learning rate: -1").
 void check_adam_options(double lr, const std::tuple<double, double>& betas, double eps, double weight_decay);
 /// Adam's step for one parameter once weight decay is applied: counts the step, updates the

@@ -9,25 +9,9 @@ std::vector<std::pair<std::string, double>> AdamWOptions::named_values() const {
   return detail::adam_named_values(lr(), betas(), eps(), weight_decay(), amsgrad());
 }
 void AdamWOptions::set_named_value(const std::string& name, double v) {
-  if (name == "lr")
-    lr(v);
-  else if (name == "betas.0")
-    std::get<0>(betas()) = v;
-  else if (name == "betas.1")
-    std::get<1>(betas()) = v;
-  else if (name == "eps")
-    eps(v);
-  else if (name == "weight_decay")
-    weight_decay(v);
-  else if (name == "amsgrad")
-    amsgrad(v != 0);
-  else
-    EMBER_CHECK(false, "AdamW has no option named '", name, "'");
+  detail::set_adam_named_value(*this, name, v, "AdamW");
 }
-bool operator==(const AdamWOptions& a, const AdamWOptions& b) {
-  return a.lr() == b.lr() && a.betas() == b.betas() && a.eps() == b.eps() &&
-         a.weight_decay() == b.weight_decay() && a.amsgrad() == b.amsgrad();
-}
+bool operator==(const AdamWOptions& a, const AdamWOptions& b) { return detail::adam_options_equal(a, b); }
 
 namespace {
 std::unique_ptr<OptimizerOptions> checked(const AdamWOptions& o) {
