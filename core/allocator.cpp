@@ -127,6 +127,7 @@ void cpu_empty_cache() { instance().empty_cache(); }
 namespace ember {
 Allocator* allocator_for(Device d) {
   if (d.is_cpu()) return cpu_allocator();
-  return cuda::allocator(d.has_index() ? d.index() : 0);
+  // A CUDA device without an index is the current one, as in PyTorch.
+  return cuda::allocator(d.has_index() ? d.index() : cuda::current_device());
 }
 }  // namespace ember

@@ -1,9 +1,12 @@
-// Philox-4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11).
+// The default generators of the CPU and of each CUDA device, and manual_seed. The Philox
+// function itself is header-only (core/philox.h), shared with the CUDA kernels.
 #include "ember/core/generator.h"
 
 #include <cstring>
+#include <memory>
 
 #include "ember/core/error.h"
+#include "ember/cuda/device.h"
 
 namespace ember {
 
@@ -36,33 +39,48 @@ Generator& default_cpu_generator() {
   return g;
 }
 
-void manual_seed(uint64_t seed) {
-  Generator& g = default_cpu_generator();
+namespace {
+/// One generator per visible CUDA device, made on first use (a CPU-only build has none).
+/// Generators hold a mutex, so they live behind pointers that never move.
+std::vector<std::unique_ptr<Generator>>& cuda_generators() {
+  static std::vector<std::unique_ptr<Generator>> gens = [] {
+    std::vector<std::unique_ptr<Generator>> v;
+    for (int d = 0; d < cuda::device_count(); ++d) v.push_back(std::make_unique<Generator>());
+    return v;
+  }();
+  return gens;
+}
+
+void seed(Generator& g, uint64_t s) {
   std::lock_guard<std::mutex> lock(g.mutex());
-  g.set_current_seed(seed);
+  g.set_current_seed(s);
+}
+}  // namespace
+
+Generator& default_cuda_generator(int device) {
+  if (device < 0) device = cuda::current_device();
+  auto& gens = cuda_generators();
+  EMBER_CHECK(device < static_cast<int>(gens.size()), "Invalid device index ", device, ": ", gens.size(),
+              " CUDA devices are visible");
+  return *gens[static_cast<size_t>(device)];
 }
 
-namespace philox {
-
-void block(uint64_t key, uint64_t counter, uint32_t out[4]) {
-  constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;
-  constexpr uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
-  uint32_t c0 = static_cast<uint32_t>(counter), c1 = static_cast<uint32_t>(counter >> 32);
-  uint32_t c2 = 0, c3 = 0;
-  uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
-  for (int r = 0; r < 10; ++r) {
-    uint64_t p0 = static_cast<uint64_t>(kM0) * c0;
-    uint64_t p1 = static_cast<uint64_t>(kM1) * c2;
-    uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1 ^ k0;
-    uint32_t n1 = static_cast<uint32_t>(p1);
-    uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3 ^ k1;
-    uint32_t n3 = static_cast<uint32_t>(p0);
-    c0 = n0; c1 = n1; c2 = n2; c3 = n3;
-    k0 += kW0;
-    k1 += kW1;
-  }
-  out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
+Generator& default_generator(Device device) {
+  return device.is_cuda() ? default_cuda_generator(device.index()) : default_cpu_generator();
 }
 
-}  // namespace philox
+void manual_seed(uint64_t s) {
+  seed(default_cpu_generator(), s);
+  cuda::manual_seed_all(s);
+}
+
+namespace cuda {
+void manual_seed(uint64_t s) {
+  if (device_count() > 0) seed(default_cuda_generator(), s);
+}
+void manual_seed_all(uint64_t s) {
+  for (auto& g : cuda_generators()) seed(*g, s);
+}
+}  // namespace cuda
+
 }  // namespace ember

@@ -1,12 +1,16 @@
 // Generator: the random number source of one device. ember::manual_seed(s) seeds all of
-// them; the same seed gives the same numbers. The CPU generator is a Philox-4x32-10
-// counter-based generator, so a tensor's numbers can be drawn in parallel chunks and still
-// not depend on the thread count.
+// them; the same seed gives the same numbers. Every generator is a (seed, offset) pair for
+// the Philox-4x32-10 counter-based generator (core/philox.h): a draw reserves blocks, so a
+// tensor's numbers can be drawn in parallel chunks and still not depend on the thread count
+// or launch configuration, and CPU and CUDA give the same numbers for the same state.
 #pragma once
 
 #include <cstdint>
 #include <mutex>
 #include <vector>
+
+#include "ember/core/device.h"
+#include "ember/core/philox.h"
 
 namespace ember {
 
@@ -32,18 +36,20 @@ class Generator {
 
 /// The default generator of the CPU.
 Generator& default_cpu_generator();
+/// The default generator of CUDA device `device` (the current one when -1), one per device
+/// (at::cuda::detail::getDefaultCUDAGenerator). It starts with the CPU's default seed, so a
+/// fresh process draws the same numbers on either device.
+Generator& default_cuda_generator(int device = -1);
+/// The default generator of a CPU or CUDA device.
+Generator& default_generator(Device device);
 /// Seeds every device's default generator (torch::manual_seed).
 void manual_seed(uint64_t seed);
 
-namespace philox {
-/// Four uniformly distributed 32-bit words for (key, counter): Philox-4x32 with 10 rounds.
-void block(uint64_t key, uint64_t counter, uint32_t out[4]);
-/// A float in [0, 1) from 24 random bits, a double from 53.
-inline float to_float01(uint32_t x) { return static_cast<float>(x >> 8) * (1.0f / 16777216.0f); }
-inline double to_double01(uint32_t hi, uint32_t lo) {
-  uint64_t v = (static_cast<uint64_t>(hi) << 21) ^ (lo >> 11);
-  return static_cast<double>(v & ((uint64_t{1} << 53) - 1)) * (1.0 / 9007199254740992.0);
-}
-}  // namespace philox
+namespace cuda {
+/// Seeds the current CUDA device's generator (torch::cuda::manual_seed).
+void manual_seed(uint64_t seed);
+/// Seeds every CUDA device's generator (torch::cuda::manual_seed_all).
+void manual_seed_all(uint64_t seed);
+}  // namespace cuda
 
 }  // namespace ember

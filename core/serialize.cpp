@@ -590,7 +590,7 @@ void save_file(const OrderedDict<std::string, Tensor>& tensors, const std::strin
   });
 }
 
-OrderedDict<std::string, Tensor> load_file(const std::string& path) {
+OrderedDict<std::string, Tensor> load_file(const std::string& path, Device device) {
   ReadFile f(path);
   uint64_t data_start = 0;
   Header h = read_header(f, path, data_start);
@@ -599,7 +599,7 @@ OrderedDict<std::string, Tensor> load_file(const std::string& path) {
     Tensor t = empty(e.shape, e.dtype);
     if (e.end > e.begin) f.read_at(t.data_ptr(), e.end - e.begin, data_start + e.begin);
     if (e.dtype == kBool) check_bool_bytes(t, path, e.name);
-    out.insert(e.name, std::move(t));
+    out.insert(e.name, device.is_cpu() ? std::move(t) : t.to(device));
   }
   return out;
 }
@@ -626,8 +626,8 @@ void save(const OrderedDict<std::string, Tensor>& tensors, const std::string& pa
   save_file(tensors, path);
 }
 
-void load(Tensor& tensor, const std::string& path) {
-  OrderedDict<std::string, Tensor> d = load_file(path);
+void load(Tensor& tensor, const std::string& path, Device device) {
+  OrderedDict<std::string, Tensor> d = load_file(path, device);
   if (const Tensor* t = d.find("tensor")) {
     tensor = *t;
     return;
@@ -637,8 +637,8 @@ void load(Tensor& tensor, const std::string& path) {
   tensor = d[size_t{0}].value();
 }
 
-void load(std::vector<Tensor>& tensors, const std::string& path) {
-  OrderedDict<std::string, Tensor> d = load_file(path);
+void load(std::vector<Tensor>& tensors, const std::string& path, Device device) {
+  OrderedDict<std::string, Tensor> d = load_file(path, device);
   std::vector<Tensor> out;
   for (size_t i = 0; i < d.size(); ++i) {
     const Tensor* t = d.find(std::to_string(i));
@@ -649,6 +649,8 @@ void load(std::vector<Tensor>& tensors, const std::string& path) {
   tensors = std::move(out);
 }
 
-void load(OrderedDict<std::string, Tensor>& tensors, const std::string& path) { tensors = load_file(path); }
+void load(OrderedDict<std::string, Tensor>& tensors, const std::string& path, Device device) {
+  tensors = load_file(path, device);
+}
 
 }  // namespace ember

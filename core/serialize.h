@@ -34,12 +34,13 @@ SafetensorsMetadata deserialize_safetensors_metadata(const std::vector<uint8_t>&
 /// Writes `tensors` to `path` atomically (safetensors.torch.save_file).
 void save_file(const OrderedDict<std::string, Tensor>& tensors, const std::string& path,
                const SafetensorsMetadata& metadata = {});
-/// Reads every tensor of a safetensors file (safetensors.torch.load_file).
-OrderedDict<std::string, Tensor> load_file(const std::string& path);
+/// Reads every tensor of a safetensors file onto `device` (safetensors.torch.load_file's
+/// device="cpu"): the bytes are read into CPU memory and copied to the device.
+OrderedDict<std::string, Tensor> load_file(const std::string& path, Device device = kCPU);
 /// Reads only a file's "__metadata__" strings.
 SafetensorsMetadata load_file_metadata(const std::string& path);
 
-// libtorch's spelling: torch::save(value, path) / torch::load(value, path).
+// libtorch's spelling: torch::save(value, path) / torch::load(value, path, device).
 // A single tensor is stored under the key "tensor"; a vector under "0", "1", ...
 /// Saves one tensor as a safetensors file with the single key "tensor".
 void save(const Tensor& tensor, const std::string& path);
@@ -47,11 +48,13 @@ void save(const Tensor& tensor, const std::string& path);
 void save(const std::vector<Tensor>& tensors, const std::string& path);
 /// Saves a dict of tensors under its keys (same as save_file without metadata).
 void save(const OrderedDict<std::string, Tensor>& tensors, const std::string& path);
+// `device` is libtorch's map location: where the loaded tensors go (the file records none, so
+// the CPU by default).
 /// Loads the tensor saved by save(Tensor): the key "tensor", or the only tensor of the file.
-void load(Tensor& tensor, const std::string& path);
+void load(Tensor& tensor, const std::string& path, Device device = kCPU);
 /// Loads the tensors saved by save(vector): keys "0".."n-1" in order.
-void load(std::vector<Tensor>& tensors, const std::string& path);
+void load(std::vector<Tensor>& tensors, const std::string& path, Device device = kCPU);
 /// Loads every tensor of the file, in header order (same as load_file).
-void load(OrderedDict<std::string, Tensor>& tensors, const std::string& path);
+void load(OrderedDict<std::string, Tensor>& tensors, const std::string& path, Device device = kCPU);
 
 }  // namespace ember

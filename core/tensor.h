@@ -133,6 +133,11 @@ class Tensor {
   Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
   Tensor cpu() const { return to(Device(kCPU)); }
   Tensor cuda() const { return to(Device(kCUDA, 0)); }
+  /// A copy in page-locked host memory (itself if already pinned), which CUDA copies with
+  /// non_blocking=true read asynchronously. `device` is accepted for libtorch's signature.
+  Tensor pin_memory(std::optional<Device> device = std::nullopt) const;
+  /// Whether the tensor's memory is page-locked (always false without CUDA).
+  bool is_pinned(std::optional<Device> device = std::nullopt) const;
   Tensor toType(ScalarType t) const { return to(t); }
   Tensor type_as(const Tensor& o) const { return to(o.dtype()); }
   Tensor bernoulli() const;

@@ -57,6 +57,9 @@ void TensorIter::coalesce() {
 
 void TensorIter::serial_range(Loop loop, void* ctx, int64_t begin, int64_t end) const {
   if (begin >= end) return;
+  // A CUDA tensor reaching a CPU loop would be read through a device pointer: fail clearly.
+  EMBER_CHECK(device().is_cpu(), "internal error: a CPU kernel was called with ", device(),
+              " tensors (an op is missing its CUDA path)");
   int nd = ndim();
   std::array<char*, kMaxOperands> ptr{};
   std::array<int64_t, kMaxOperands> inner{};

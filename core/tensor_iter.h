@@ -28,6 +28,15 @@ class TensorIter {
   int ndim() const { return static_cast<int>(shape_.size()); }
   /// True when every operand is one dense run (or a broadcast scalar) over all elements.
   bool is_1d() const { return shape_.size() <= 1; }
+  /// Where the operands live (all on one device: the op checked that).
+  Device device() const { return operands_[0].device(); }
+
+  // The coalesced loop, for kernels that index it themselves (cuda/loops.cuh): the shape,
+  // innermost dimension first; operand k's strides in bytes (0 where it broadcasts), same
+  // order; and its first element.
+  IntArrayRef shape() const { return shape_.ref(); }
+  IntArrayRef strides(int k) const { return strides_[k].ref(); }
+  char* data(int k) const { return base_[k]; }
 
   using Loop = void (*)(void* ctx, char** data, const int64_t* strides, int64_t n);
   /// Calls loop over all elements, in parallel above `grain` elements.

@@ -1,22 +1,16 @@
-// The CUDA runtime seen from core/: plain C++ declarations, no CUDA headers. A build with
-// CUDA links cuda/runtime.cu; a CPU-only build links cuda/no_cuda.cpp, whose functions say
+// The CUDA backend as users and core/ see it: devices, streams and the allocator, all plain
+// C++ declarations (no CUDA headers). A build with CUDA links cuda/*.cpp and cuda/*.cu; a
+// CPU-only build links cuda/no_cuda.cpp, where is_available() is false and the rest says
 // "ember was built without CUDA".
 #pragma once
 
 #include "ember/core/allocator.h"
-#include "ember/core/scalar.h"
+#include "ember/cuda/caching_allocator.h"
+#include "ember/cuda/device.h"
+#include "ember/cuda/event.h"
+#include "ember/cuda/stream.h"
 
-namespace ember {
-class Tensor;
-
-namespace cuda {
-/// Whether a CUDA device can be used (torch::cuda::is_available).
-bool is_available();
-int device_count();
+namespace ember::cuda {
 /// The CUDA caching allocator of a device.
 Allocator* allocator(int device);
-/// dst = src, where either may be on a CUDA device (dtype cast and broadcast as cpu::copy).
-void copy(const Tensor& dst, const Tensor& src);
-void fill(const Tensor& dst, const Scalar& value);
-}  // namespace cuda
-}  // namespace ember
+}  // namespace ember::cuda

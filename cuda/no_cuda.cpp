@@ -1,16 +1,122 @@
-// The CUDA entry points of a build without CUDA: every one says so.
+// The CUDA entry points of a build without CUDA: no device is available, and everything that
+// would need one says "ember was built without CUDA". One section per cuda/ header, in the
+// order of the files that define them in a CUDA build.
 #include "ember/core/error.h"
+#include "ember/cuda/binary.h"
+#include "ember/cuda/copy.h"
+#include "ember/cuda/creation.h"
 #include "ember/cuda/cuda.h"
+#include "ember/cuda/gemm.h"
+#include "ember/cuda/index.h"
+#include "ember/cuda/pinned_allocator.h"
+#include "ember/cuda/random.h"
+#include "ember/cuda/reduce.h"
+#include "ember/cuda/tril.h"
+#include "ember/cuda/unary.h"
 
 namespace ember::cuda {
 namespace {
 [[noreturn]] void no_cuda() { detail::throw_error("ember was built without CUDA"); }
 }  // namespace
 
+// ---- device.h, stream.h (device.cpp) ----
 bool is_available() { return false; }
 int device_count() { return 0; }
+int current_device() { no_cuda(); }
+void set_device(int) { no_cuda(); }
+void synchronize(int) { no_cuda(); }
+DeviceGuard::DeviceGuard(int device) {
+  if (device >= 0) no_cuda();
+}
+DeviceGuard::~DeviceGuard() = default;
+bool CUDAStream::query() const { no_cuda(); }
+void CUDAStream::synchronize() const { no_cuda(); }
+std::ostream& operator<<(std::ostream& os, const CUDAStream&) { return os << "stream (no CUDA)"; }
+CUDAStream getDefaultCUDAStream(int) { no_cuda(); }
+CUDAStream getCurrentCUDAStream(int) { no_cuda(); }
+void setCurrentCUDAStream(CUDAStream) { no_cuda(); }
+CUDAStream getStreamFromPool(bool, int) { no_cuda(); }
+CUDAStreamGuard::CUDAStreamGuard(CUDAStream s) : original_stream_(s), original_device_(-1) { no_cuda(); }
+CUDAStreamGuard::~CUDAStreamGuard() = default;
+
+// ---- cuda.h, caching_allocator.h: the caching allocator (caching_allocator.cpp) ----
+// Statistics are zero and empty_cache does nothing, as torch.cuda's before CUDA is initialised.
 Allocator* allocator(int) { no_cuda(); }
-void copy(const Tensor&, const Tensor&) { no_cuda(); }
+size_t memory_allocated(int) { return 0; }
+size_t max_memory_allocated(int) { return 0; }
+size_t memory_reserved(int) { return 0; }
+size_t max_memory_reserved(int) { return 0; }
+void reset_peak_memory_stats(int) {}
+MemoryStats memory_stats(int) { return {}; }
+void empty_cache() {}
+void record_stream(const Tensor&, CUDAStream) { no_cuda(); }
+
+// ---- copy.h (copy.cu) ----
+void copy(const Tensor&, const Tensor&, bool) { no_cuda(); }
 void fill(const Tensor&, const Scalar&) { no_cuda(); }
+
+// ---- event.h (event.cpp) ----
+// Creating an event needs no device (it is made on first record); using one does.
+CUDAEvent::~CUDAEvent() = default;
+void CUDAEvent::record() { no_cuda(); }
+void CUDAEvent::record(const CUDAStream&) { no_cuda(); }
+void CUDAEvent::recordOnce(const CUDAStream&) { no_cuda(); }
+void CUDAEvent::block(const CUDAStream&) { no_cuda(); }
+bool CUDAEvent::query() const { return true; }  // never recorded: nothing pending
+void CUDAEvent::synchronize() const {}
+float CUDAEvent::elapsed_time(const CUDAEvent&) const { no_cuda(); }
+
+// ---- pinned_allocator.h (pinned_allocator.cpp) ----
+// PyTorch's words when pinned memory is asked for without an accelerator.
+Allocator* pinned_allocator() { detail::throw_error("Cannot access accelerator device when none is available."); }
+bool is_pinned_ptr(const void*) { return false; }
+void record_host_use(const void*, CUDAStream) { no_cuda(); }
+HostMemoryStats host_memory_stats() { return {}; }
+void host_empty_cache() {}
+
+// ---- gemm.h (gemm.cpp) ----
+void gemm(const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&) { no_cuda(); }
+
+// ---- creation.h (creation.cu) ----
+void arange(const Tensor&, int64_t, int64_t, double, double) { no_cuda(); }
+void linspace(const Tensor&, double, double, double) { no_cuda(); }
+
+// ---- random.h (random.cu) ----
+void sample(Distribution, const Tensor&, PhiloxDraw, double, double) { no_cuda(); }
+void random_int(const Tensor&, PhiloxDraw, int64_t, uint64_t) { no_cuda(); }
+void bernoulli_tensor(const Tensor&, const Tensor&, PhiloxDraw) { no_cuda(); }
+
+// ---- tril.h (tril.cu) ----
+void zero_outside_triangle(const Tensor&, int64_t, bool) { no_cuda(); }
+
+// ---- index.h (index.cu, scatter.cu, nonzero.cu) ----
+void indexed_gather(const TensorIter&, ScalarType, int64_t) { no_cuda(); }
+void indexed_scatter(const TensorIter&, const Tensor&, int64_t, ScatterFn, const Scalar&) { no_cuda(); }
+bool add_index_offsets(const Tensor&, const TensorList&, IntArrayRef, IntArrayRef) { no_cuda(); }
+bool any_out_of_range(const Tensor&, int64_t, int64_t) { no_cuda(); }
+Tensor nonzero(const Tensor&) { no_cuda(); }
+
+// ---- binary.h (binary.cu, division.cu, pow.cu, compare.cu, ternary.cu) ----
+void binary(BinaryFn, const Tensor&, const Tensor&, const Tensor&, const Scalar&) { no_cuda(); }
+void pow_scalar(const Tensor&, const Tensor&, const Scalar&) { no_cuda(); }
+void compare(CompareFn, const Tensor&, const Tensor&, const Tensor&) { no_cuda(); }
+void isclose(const Tensor&, const Tensor&, const Tensor&, double, double, bool) { no_cuda(); }
+void ternary(TernaryFn, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Scalar&) { no_cuda(); }
+
+// ---- unary.h (unary_math.cu, unary_numeric.cu, activation.cu) ----
+void unary(UnaryFn, const Tensor&, const Tensor&, UnaryArgs) { no_cuda(); }
+void logical_not(const Tensor&, const Tensor&) { no_cuda(); }
+void clamp(const Tensor&, const Scalar&, const Scalar&, const Tensor&) { no_cuda(); }
+void clamp(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { no_cuda(); }
+void value_test(const ValueTest&, const Tensor&, const Tensor&) { no_cuda(); }
+void value_select(const ValueTest&, double, double, const Tensor&, const Tensor&) { no_cuda(); }
+void masked(const Tensor&, const Tensor&, const Tensor&) { no_cuda(); }
+void clamp_grad_mask(ClampGradMask, const Tensor&, const Tensor&, const Tensor&, const Tensor&) { no_cuda(); }
+
+// ---- reduce.h (reduce.cu, reduce_stats.cu, minmax.cu, scan.cu, sort.cu) ----
+void reduce(ReduceFn, const Tensor&, const Tensor&, uint64_t, double) { no_cuda(); }
+void arg_reduce(bool, const Tensor&, const Tensor*, const Tensor&, uint64_t) { no_cuda(); }
+void scan(ScanFn, const Tensor&, const Tensor&, int64_t, bool) { no_cuda(); }
+void sort(const Tensor&, const Tensor&, const Tensor&, int64_t, bool) { no_cuda(); }
 
 }  // namespace ember::cuda

@@ -1,5 +1,5 @@
-// The DataLoader's non-template pieces: worker error messages, the pin_memory warning, and
-// the timeout error.
+// The DataLoader's non-template pieces: worker error messages, the pin_memory decision and
+// warning, and the timeout error.
 #include "ember/data/dataloader.h"
 
 #include <atomic>
@@ -33,11 +33,13 @@ namespace {
 std::atomic<bool> g_pin_memory_warned{false};
 }
 
-void check_pin_memory(bool pin_memory) {
-  if (!pin_memory || cuda::is_available()) return;
+bool check_pin_memory(bool pin_memory) {
+  if (!pin_memory) return false;
+  if (cuda::is_available()) return true;
   if (!g_pin_memory_warned.exchange(true))
     std::cerr << "UserWarning: 'pin_memory' argument is set as true but no accelerator is found, then device "
                  "pinned memory won't be used.\n";
+  return false;
 }
 
 void reset_pin_memory_warning() { g_pin_memory_warned = false; }

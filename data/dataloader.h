@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/core/tensor.h"
 #include "ember/data/dataloader_options.h"
 #include "ember/data/random.h"
 #include "ember/data/samplers/random.h"
@@ -39,8 +40,22 @@ namespace detail {
 /// (worker < 0 means the calling thread: "main process").
 std::string loader_error(int worker, const std::exception& e, const std::optional<size_t>& sample,
                          const std::vector<size_t>& indices);
-/// Prints PyTorch's pin_memory warning once per process when no CUDA device is present.
-void check_pin_memory(bool pin_memory);
+/// Whether batches are to be pinned: pin_memory was asked for and a CUDA device is present.
+/// Asked for without a device, it prints PyTorch's warning once per process.
+bool check_pin_memory(bool pin_memory);
+/// Moves a batch's tensors to pinned memory: a Tensor, an Example's data and target, each
+/// element of a vector of those; anything else stays as it is.
+template <class T>
+void pin_batch(T& batch) {
+  if constexpr (std::is_same_v<T, Tensor>) {
+    if (batch.defined()) batch = batch.pin_memory();
+  } else if constexpr (requires { batch.data; }) {
+    pin_batch(batch.data);
+    if constexpr (requires { batch.target; }) pin_batch(batch.target);
+  } else if constexpr (requires { batch.begin(); batch.end(); }) {
+    for (auto& x : batch) pin_batch(x);
+  }
+}
 /// Forgets that the pin_memory warning was printed (for tests).
 void reset_pin_memory_warning();
 /// Throws "DataLoader timed out after ... seconds".
@@ -140,11 +155,13 @@ class DataLoaderBase {
                 "timeout option should be non-negative");
     max_jobs_ = options_.max_jobs().value_or(2 * options_.workers());
     if (max_jobs_ == 0) max_jobs_ = 1;
-    detail::check_pin_memory(options_.pin_memory());
+    pin_memory_ = detail::check_pin_memory(options_.pin_memory());
   }
 
   /// Loads one batch on the current thread (a worker's or the caller's dataset).
   virtual Result load(int worker, uint64_t epoch, const std::vector<size_t>& indices) = 0;
+
+  bool pin_memory_ = false;  // batches go to pinned memory (check_pin_memory)
 
   /// The body of worker thread `id`; load() there uses that worker's dataset copy.
   void worker_loop(int id) {
@@ -317,7 +334,9 @@ class DataLoader : public DataLoaderBase<typename Dataset::BatchType> {
     try {
       LoaderSeedGuard seed_guard(this->seed(), epoch);
       NoGradGuard no_grad;
-      return Result{ds.get_batch(indices), {}};
+      Result r{ds.get_batch(indices), {}};
+      if (this->pin_memory_) detail::pin_batch(*r.batch);  // on the worker, off the consumer's path
+      return r;
     } catch (const std::exception& e) {
       return Result{std::nullopt, detail::loader_error(worker, e, failed_sample_index(), indices)};
     } catch (...) {  // not a std::exception: still must not escape the worker thread

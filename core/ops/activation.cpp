@@ -1,6 +1,7 @@
 // Activations (relu, leaky_relu, elu/selu, gelu, silu, mish, softplus, hardtanh/relu6) and
-// clamp. Each op: its formula, CPU kernel and backward in one struct. Piecewise gradients go
-// through constant masks of the forward input (unary_internal.h), so double backward works.
+// clamp. Each op: its formula, CPU kernel, CUDA map (cuda/activation.cu) and backward in one
+// struct. Piecewise gradients go through constant masks of the forward input
+// (unary_internal.h, value_test.h), so double backward works.
 #include "ember/core/ops/unary.h"
 
 #include <cmath>
@@ -45,6 +46,7 @@ M min_nan(M a, M b) {
 // relu: max(x, 0), nan stays nan. d/dx = 1 where the result is > 0, else 0 (0 at x = 0),
 // read off the saved result as PyTorch's threshold_backward does.
 struct Relu final : NumericMap<Relu> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kRelu;
   const char* name() const override { return "relu"; }
   Save saves() const override { return Save::kOutputs; }
   template <class M> M f(M v) const {
@@ -52,25 +54,27 @@ struct Relu final : NumericMap<Relu> {
     else return v < M(0) ? M(0) : v;
   }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
-    return masked(g, const_mask(s.output(), [](auto r) { return !(r <= 0); }));
+    return masked(g, const_mask(s.output(), {TestKind::kLessEqual, 0, 0, /*negate=*/true}));
   }
 };
 
 // leaky_relu: x for x > 0, slope * x otherwise. d/dx = 1 or slope (slope at 0).
 struct LeakyRelu final : FloatMap<LeakyRelu> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kLeakyRelu;
   double slope;
   explicit LeakyRelu(const Scalar& s) : slope(s.toDouble()) {}
   const char* name() const override { return "leaky_relu"; }
   auto f(auto v) const { return v > 0 ? v : v * static_cast<decltype(v)>(slope); }
+  cuda::UnaryArgs cuda_args() const { return {slope}; }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
-    double k = slope;
-    return g * const_map(s.input(0), [k](auto v) { return v > 0 ? decltype(v)(1) : static_cast<decltype(v)>(k); });
+    return g * const_select(s.input(0), {TestKind::kGreater, 0}, 1, slope);
   }
 };
 
 // elu: scale * x for x > 0, scale * alpha * (e^{input_scale x} - 1) otherwise.
 // d/dx = scale, or input_scale * alpha * scale * e^{input_scale x} for x <= 0.
 struct Elu final : FloatMap<Elu> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kElu;
   double alpha, scale, input_scale;
   Elu(double a, double s, double i) : alpha(a), scale(s), input_scale(i) {}
   const char* name() const override { return "elu"; }
@@ -79,13 +83,13 @@ struct Elu final : FloatMap<Elu> {
     return v > 0 ? static_cast<M>(scale) * v
                  : static_cast<M>(alpha * scale) * std::expm1(v * static_cast<M>(input_scale));
   }
+  cuda::UnaryArgs cuda_args() const { return {alpha, scale, input_scale}; }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor x = s.input(0);
-    double sc = scale;
     // clamp_max keeps e^{...} finite where it is masked out, so its own gradient is never inf * 0.
     Tensor negative = (x.clamp_max(0) * input_scale).exp() * (input_scale * alpha * scale);
-    Tensor positive = const_map(x, [sc](auto v) { return !(v <= 0) ? static_cast<decltype(v)>(sc) : decltype(v)(0); });
-    return g * (positive + masked(negative, const_mask(x, [](auto v) { return v <= 0; })));
+    Tensor positive = const_select(x, {TestKind::kLessEqual, 0, 0, /*negate=*/true}, scale, 0);
+    return g * (positive + masked(negative, const_mask(x, {TestKind::kLessEqual, 0})));
   }
 };
 
@@ -112,6 +116,10 @@ struct Gelu final : UnaryOp {
       });
     }
   }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    check_float_dtype(name(), out.dtype());
+    cuda::unary(tanh_approx ? cuda::UnaryFn::kGeluTanh : cuda::UnaryFn::kGelu, x, out);
+  }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor x = s.input(0);
     if (!tanh_approx) {
@@ -131,6 +139,7 @@ struct Gelu final : UnaryOp {
 
 // silu: x sigmoid(x); d/dx = s (1 + x (1 - s)) with s = sigmoid(x).
 struct Silu final : FloatMap<Silu> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kSilu;
   const char* name() const override { return "silu"; }
   auto f(auto v) const { return v / (decltype(v)(1) + std::exp(-v)); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
@@ -142,6 +151,7 @@ struct Silu final : FloatMap<Silu> {
 
 // mish: x tanh(softplus(x)); d/dx = t + x sigmoid(x) (1 - t^2) with t = tanh(softplus(x)).
 struct Mish final : FloatMap<Mish> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kMish;
   const char* name() const override { return "mish"; }
   auto f(auto v) const { return v * std::tanh(std::log1p(std::exp(v))); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
@@ -154,6 +164,7 @@ struct Mish final : FloatMap<Mish> {
 // softplus: log(1 + e^{beta x}) / beta, or x itself where beta x > threshold (for stability).
 // d/dx = sigmoid(beta x), or 1 above the threshold.
 struct Softplus final : FloatMap<Softplus> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kSoftplus;
   double beta, threshold;
   Softplus(double b, double t) : beta(b), threshold(t) {}
   const char* name() const override { return "softplus"; }
@@ -162,12 +173,12 @@ struct Softplus final : FloatMap<Softplus> {
     M bv = v * static_cast<M>(beta);
     return bv > static_cast<M>(threshold) ? v : std::log1p(std::exp(bv)) / static_cast<M>(beta);
   }
+  cuda::UnaryArgs cuda_args() const { return {beta, threshold}; }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor x = s.input(0);
-    double b = beta, th = threshold;
-    auto above = [b, th](auto v) { using M = decltype(v); return v * static_cast<M>(b) > static_cast<M>(th); };
-    Tensor linear = const_map(x, [above](auto v) { return above(v) ? decltype(v)(1) : decltype(v)(0); });
-    Tensor below = const_mask(x, [above](auto v) { return !above(v); });
+    ValueTest above{TestKind::kScaledGreater, beta, threshold};
+    Tensor linear = const_select(x, above, 1, 0);
+    Tensor below = const_mask(x, {TestKind::kScaledGreater, beta, threshold, /*negate=*/true});
     return g * (linear + masked((x * beta).sigmoid(), below));
   }
 };
@@ -196,24 +207,31 @@ struct Clamp final : UnaryOp {
       cpu::unary_kernel<T, T>(x, out, [l, h](T v) { return static_cast<T>(min_nan(max_nan(static_cast<M>(v), l), h)); });
     });
   }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    visit_dtype(out.dtype(), [&]<typename T>() {
+      using M = opmath_t<T>;
+      cuda::clamp(x, Scalar(bound_or_limit<M>(lo, false)), Scalar(bound_or_limit<M>(hi, true)), out);
+    });
+  }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     double l = lo ? lo->toDouble() : -kInf, h = hi ? hi->toDouble() : kInf;
-    return masked(g, const_mask(s.input(0), [l, h](auto v) {
-      using M = decltype(v);
-      return v >= static_cast<M>(l) && v <= static_cast<M>(h);
-    }));
+    return masked(g, const_mask(s.input(0), {TestKind::kInClosed, l, h}));
   }
 };
 
-/// pred(a, b, c) over three same-dtype floating tensors broadcast to `shape`, as a bool
-/// tensor outside autograd (clamp's gradient masks).
-template <class Pred>
-Tensor mask3(IntArrayRef shape, const Tensor& a, const Tensor& b, const Tensor& c, const Pred& pred) {
-  Tensor out = empty(shape, TensorOptions().dtype(kBool).device(a.device()));
-  visit_float_dtype(a.dtype(), "clamp", [&]<typename T>() {
+/// One of clamp's gradient masks over same-dtype floating x, lo, hi broadcast to `shape`, as a
+/// bool tensor outside autograd.
+Tensor clamp_grad_mask(IntArrayRef shape, ClampGradMask which, const Tensor& x, const Tensor& lo, const Tensor& hi) {
+  Tensor out = empty(shape, TensorOptions().dtype(kBool).device(x.device()));
+  check_float_dtype("clamp", x.dtype());
+  if (x.is_cuda()) {
+    cuda::clamp_grad_mask(which, x, lo, hi, out);
+    return out;
+  }
+  visit_float_dtype(x.dtype(), "clamp", [&]<typename T>() {
     using M = opmath_t<T>;
-    TensorIter iter(out, {a, b, c});
-    cpu::cpu_map<bool, T, T, T>(iter, [&pred](T x, T l, T h) { return pred(M(x), M(l), M(h)); });
+    TensorIter iter(out, {x, lo, hi});
+    cpu::cpu_map<bool, T, T, T>(iter, [which](T v, T l, T h) { return clamp_grad_passes(which, M(v), M(l), M(h)); });
   });
   return out;
 }
@@ -233,13 +251,14 @@ struct ClampTensor final : Op {
       });
     });
   }
+  void cuda(const TensorList& in, TensorList& out) const override { cuda::clamp(in[0], in[1], in[2], out[0]); }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor x = s.input(0), lo = s.input(1), hi = s.input(2);
     IntArrayRef shape = g[0].sizes();
     Tensor gx, glo, ghi;
-    if (s.needs_grad(0)) gx = masked(g[0], mask3(shape, x, lo, hi, [](auto v, auto l, auto h) { return v >= l && v <= h; }));
-    if (s.needs_grad(1)) glo = masked(g[0], mask3(shape, x, lo, hi, [](auto v, auto l, auto h) { return v < l && l < h; }));
-    if (s.needs_grad(2)) ghi = masked(g[0], mask3(shape, x, lo, hi, [](auto v, auto l, auto h) { return v > h || h < l; }));
+    if (s.needs_grad(0)) gx = masked(g[0], clamp_grad_mask(shape, ClampGradMask::kInput, x, lo, hi));
+    if (s.needs_grad(1)) glo = masked(g[0], clamp_grad_mask(shape, ClampGradMask::kMin, x, lo, hi));
+    if (s.needs_grad(2)) ghi = masked(g[0], clamp_grad_mask(shape, ClampGradMask::kMax, x, lo, hi));
     return {gx, glo, ghi};
   }
 };
@@ -266,16 +285,14 @@ Tensor limit_bound(ScalarType t, bool upper, Device device) {
 // hardtanh: clamp(x, min_val, max_val) in x's dtype (bounds are cast to it, as PyTorch).
 // d/dx = 1 strictly inside (min_val, max_val), else 0 (PyTorch's hardtanh_backward).
 struct Hardtanh final : NumericMap<Hardtanh> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kHardtanh;
   double lo, hi;
   Hardtanh(double l, double h) : lo(l), hi(h) {}
   const char* name() const override { return "hardtanh"; }
   template <class M> M f(M v) const { return min_nan(max_nan(v, static_cast<M>(lo)), static_cast<M>(hi)); }
+  cuda::UnaryArgs cuda_args() const { return {lo, hi}; }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
-    double l = lo, h = hi;
-    return masked(g, const_mask(s.input(0), [l, h](auto v) {
-      using M = decltype(v);
-      return !(v <= static_cast<M>(l) || v >= static_cast<M>(h));
-    }));
+    return masked(g, const_mask(s.input(0), {TestKind::kOutsideOpen, lo, hi, /*negate=*/true}));
   }
 };
 

@@ -9,6 +9,7 @@
 
 #include "ember/core/ops/binary_internal.h"
 #include "ember/core/ops/unary.h"
+#include "ember/cuda/binary.h"
 
 namespace ember {
 
@@ -49,6 +50,9 @@ struct Add final : Op {
     same_type_kernel(in, out[0],
                      [al]<typename M>(M a, M b) { return static_cast<M>(a + static_cast<M>(al) * b); });
   }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::binary(cuda::BinaryFn::kAdd, in[0], in[1], out[0], alpha);
+  }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor gb;
     if (s.needs_grad(1)) gb = alpha.toDouble() == 1.0 ? g[0] : g[0] * alpha;
@@ -70,6 +74,9 @@ struct Sub final : Op {
     double al = alpha.toDouble();
     same_type_kernel(in, out[0],
                      [al]<typename M>(M a, M b) { return static_cast<M>(a - static_cast<M>(al) * b); });
+  }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::binary(cuda::BinaryFn::kSub, in[0], in[1], out[0], alpha);
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor gb;
@@ -93,6 +100,9 @@ struct Mul final : Op {
         });
     });
   }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::binary(cuda::BinaryFn::kMul, in[0], in[1], out[0]);
+  }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor ga, gb;
     if (s.needs_grad(0)) ga = g[0] * s.input(1);
@@ -107,6 +117,9 @@ struct Div final : Op {
   bool elementwise() const override { return true; }
   void cpu(const TensorList& in, TensorList& out) const override {
     same_type_kernel(in, out[0], []<typename M>(M a, M b) { return a / b; });
+  }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::binary(cuda::BinaryFn::kDiv, in[0], in[1], out[0]);
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor ga, gb;
@@ -228,6 +241,11 @@ struct DivMode final : Op {
                    [](auto a, auto b) { return div_floor_float(a, b); });
     zero.check();
   }
+  // Integer division by zero is not detected on CUDA (it would need a host sync): cuda/binary.h.
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::binary(mode == Rounding::kTrunc ? cuda::BinaryFn::kDivTrunc : cuda::BinaryFn::kDivFloor, in[0], in[1],
+                 out[0]);
+  }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor ga, gb;
     if (s.needs_grad(0)) ga = zeros_like(g[0]);
@@ -257,6 +275,9 @@ struct Mod final : Op {
       arith_kernel("fmod_cpu", in, out[0], checked_int(zero, [](auto a, auto b) { return int_fmod(a, b); }),
                    [](auto a, auto b) { return std::fmod(a, b); });
     zero.check();
+  }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::binary(python_sign ? cuda::BinaryFn::kRemainder : cuda::BinaryFn::kFmod, in[0], in[1], out[0]);
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor gb;
@@ -325,6 +346,7 @@ struct PowScalar final : UnaryOp {
       }
     });
   }
+  void cuda(const Tensor& x, Tensor& out) const override { cuda::pow_scalar(x, out, exponent); }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
     if (exponent.toDouble() == 0) return zeros_like(grad);
     Scalar em1 = exponent.isFloatingPoint() ? Scalar(exponent.toDouble() - 1) : Scalar(exponent.toLong() - 1);
@@ -345,6 +367,9 @@ struct PowTensor final : Op {
     arith_kernel(
         "pow", in, out[0], [](auto a, auto b) { return int_pow(a, static_cast<int64_t>(b)); },
         [](auto a, auto b) { return std::pow(a, b); });
+  }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::binary(cuda::BinaryFn::kPow, in[0], in[1], out[0]);
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor a = s.input(0), b = s.input(1), ga, gb;
@@ -369,6 +394,9 @@ struct Atan2 final : Op {
   void cpu(const TensorList& in, TensorList& out) const override {
     float_binary_kernel("atan2_cpu", in, out[0], [](auto a, auto b) { return std::atan2(a, b); });
   }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::binary(cuda::BinaryFn::kAtan2, in[0], in[1], out[0]);
+  }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor a = s.input(0), b = s.input(1), ga, gb;
     Tensor denom = a * a + b * b;
@@ -392,6 +420,9 @@ struct MaxMin final : Op {
         if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<M>::quiet_NaN();
       return mx ? std::max(a, b) : std::min(a, b);
     });
+  }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::binary(is_max ? cuda::BinaryFn::kMaximum : cuda::BinaryFn::kMinimum, in[0], in[1], out[0]);
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor a = s.input(0), b = s.input(1), ga, gb;

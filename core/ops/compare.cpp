@@ -7,6 +7,7 @@
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/binary_internal.h"
 #include "ember/core/ops/reduce.h"
+#include "ember/cuda/binary.h"
 
 namespace ember {
 
@@ -47,6 +48,11 @@ struct Compare final : Op {
       }
     });
   }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    static constexpr cuda::CompareFn kFns[] = {cuda::CompareFn::kEq, cuda::CompareFn::kNe, cuda::CompareFn::kLt,
+                                               cuda::CompareFn::kLe, cuda::CompareFn::kGt, cuda::CompareFn::kGe};
+    cuda::compare(kFns[static_cast<int>(cmp)], in[0], in[1], out[0]);
+  }
 };
 
 Tensor compare(Cmp c, const Tensor& a, const Tensor& b) {
@@ -75,6 +81,9 @@ struct IsClose final : Op {
       else
         integer_close<T>(in, out[0]);
     });
+  }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::isclose(in[0], in[1], out[0], rtol, atol, equal_nan);
   }
 
   // PyTorch forms atol + |rtol * b| and |a - b| as tensors of dtype T; rounding through T
@@ -143,6 +152,11 @@ struct Logical final : Op {
                                                     [](bool a, bool b) { return a != b; });
     }
   }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    static constexpr cuda::CompareFn kFns[] = {cuda::CompareFn::kLogicalAnd, cuda::CompareFn::kLogicalOr,
+                                               cuda::CompareFn::kLogicalXor};
+    cuda::compare(kFns[static_cast<int>(kind)], in[0], in[1], out[0]);
+  }
 };
 
 Tensor logical(Logic k, const Tensor& a, const Tensor& b) {
@@ -178,6 +192,11 @@ struct Bitwise final : Op {
         }
       }
     });
+  }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    static constexpr cuda::BinaryFn kFns[] = {cuda::BinaryFn::kBitwiseAnd, cuda::BinaryFn::kBitwiseOr,
+                                              cuda::BinaryFn::kBitwiseXor};
+    cuda::binary(kFns[static_cast<int>(kind)], in[0], in[1], out[0]);
   }
 };
 

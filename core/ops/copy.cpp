@@ -8,7 +8,7 @@
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/shape.h"
-#include "ember/cuda/cuda.h"
+#include "ember/cuda/copy.h"
 
 namespace ember {
 namespace cpu {
@@ -132,7 +132,7 @@ Tensor Tensor::to(Device d, ScalarType dt, bool non_blocking, bool copy) const {
   // output on the target itself and records the node by hand.
   Tensor src = contiguous();
   TensorList out{empty(sizes(), TensorOptions().dtype(dtype()).device(d))};
-  cuda::copy(out[0], src);
+  cuda::copy(out[0], src, non_blocking);
   if (detail::should_record({src})) detail::record(std::make_shared<ToDevice>(d), {src}, out);
   return out[0].to(dt);
 }

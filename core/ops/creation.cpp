@@ -9,6 +9,7 @@
 #include "ember/core/op.h"
 #include "ember/core/shape.h"
 #include "ember/core/type_promotion.h"
+#include "ember/cuda/creation.h"
 
 namespace ember {
 namespace {
@@ -90,7 +91,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   bool all_int = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
   if (!options.has_dtype()) options = options.dtype(all_int ? kLong : get_default_dtype());
   ScalarType dt = options.dtype();
-  EMBER_CHECK(dt != kBool, "\"arange_cpu\" not implemented for 'Bool'");
+  EMBER_CHECK(dt != kBool, "\"arange_", options.device().is_cuda() ? "cuda" : "cpu", "\" not implemented for 'Bool'");
   bool integral = is_integral(dt, false);
   double s = integral ? static_cast<double>(start.toLong()) : start.toDouble();
   double e = integral ? static_cast<double>(end.toLong()) : end.toDouble();
@@ -104,6 +105,10 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
               "invalid size, possible overflow?");
   int64_t n = static_cast<int64_t>(size_d);
   Tensor t = empty({n}, options.requires_grad(false));
+  if (t.is_cuda()) {
+    cuda::arange(t, start.toLong(), step.toLong(), s, st);
+    return finish(t, options);
+  }
   visit_dtype(dt, [&]<typename T>() {
     T* p = t.data_ptr<T>();
     if constexpr (std::is_integral_v<T>) {
@@ -119,7 +124,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options) {
   EMBER_CHECK(steps >= 0, "number of steps must be non-negative");
   Tensor t = empty({steps}, options.requires_grad(false));
-  EMBER_CHECK(t.dtype() != kBool, "\"linspace_cpu\" not implemented for 'Bool'");
+  EMBER_CHECK(t.dtype() != kBool, "\"linspace_", t.is_cuda() ? "cuda" : "cpu", "\" not implemented for 'Bool'");
   // The bounds are first converted to the output dtype (PyTorch's scalar_start.to<scalar_t>()).
   bool integral = is_integral(t.dtype(), false);
   double s = integral ? static_cast<double>(start.toLong()) : start.toDouble();
@@ -129,6 +134,10 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOpt
     return finish(t, options);
   }
   double step = steps > 1 ? (e - s) / static_cast<double>(steps - 1) : 0.0;
+  if (t.is_cuda()) {
+    cuda::linspace(t, s, e, step);
+    return finish(t, options);
+  }
   int64_t half = steps / 2;
   visit_dtype(t.dtype(), [&]<typename T>() {
     T* p = t.data_ptr<T>();
@@ -147,6 +156,12 @@ Tensor eye(int64_t n, int64_t m, TensorOptions options) {
   EMBER_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
   EMBER_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
   Tensor t = zeros({n, m}, options.requires_grad(false));
+  if (t.is_cuda()) {
+    // The diagonal is a strided view (stride m + 1): one fill, no kernel of its own.
+    Tensor diag = t.as_strided({std::min(n, m)}, {m + 1});
+    detail::fill_values(diag, 1);
+    return finish(t, options);
+  }
   visit_dtype(t.dtype(), [&]<typename T>() {
     T* p = t.data_ptr<T>();
     for (int64_t i = 0; i < std::min(n, m); ++i) p[i * m + i] = static_cast<T>(1);

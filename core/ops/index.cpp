@@ -117,7 +117,8 @@ IndexPlan plan_index(IntArrayRef sizes, const OptionalTensors& indices) {
 }
 
 /// Element offsets into `base` for each element of B; checks every index against its dim.
-Tensor index_offsets(const Tensor& base, const IndexPlan& p) {
+/// (Only base's sizes and strides are read, so base may live on any device.)
+Tensor index_offsets_cpu(const Tensor& base, const IndexPlan& p) {
   Tensor offsets = zeros(p.index_shape, kLong);
   for (size_t j = 0; j < p.idx.size(); ++j) {
     int64_t d = p.order[p.start + j], size = base.size(d), stride = base.stride(d);
@@ -134,6 +135,30 @@ Tensor index_offsets(const Tensor& base, const IndexPlan& p) {
     });
   }
   return offsets;
+}
+
+/// The same on base's CUDA device. The kernel only flags a bad index; then the check is
+/// redone on the host, which raises the CPU path's error for the first bad value.
+Tensor index_offsets_cuda(const Tensor& base, const IndexPlan& p) {
+  Tensor offsets = zeros(p.index_shape, TensorOptions().dtype(kLong).device(base.device()));
+  TensorList idx;
+  DimVector sizes, strides;
+  for (size_t j = 0; j < p.idx.size(); ++j) {
+    int64_t d = p.order[p.start + j];
+    idx.push_back(p.idx[j].expand(p.index_shape));
+    sizes.push_back(base.size(d));
+    strides.push_back(base.stride(d));
+  }
+  if (cuda::add_index_offsets(offsets, idx, sizes, strides)) return offsets;
+  IndexPlan host = p;
+  for (Tensor& t : host.idx) t = t.to(Device(kCPU));
+  index_offsets_cpu(base, host);  // raises
+  EMBER_CHECK(false, "internal error: the CUDA index check and the CPU one disagree");
+  return offsets;
+}
+
+Tensor index_offsets(const Tensor& base, const IndexPlan& p) {
+  return base.is_cuda() ? index_offsets_cuda(base, p) : index_offsets_cpu(base, p);
 }
 
 /// `base` seen with the result's shape: B's dims have stride 0 (the offsets supply them).
@@ -154,17 +179,29 @@ Tensor offsets_view(const Tensor& offsets, const IndexPlan& p) {
   return restride(offsets, p.out_shape, strides, offsets.storage_offset());
 }
 
+/// out = x[indices], on x's device (CPU or CUDA: the geometry is the same).
 void index_kernel(const Tensor& x, const OptionalTensors& indices, Tensor& out) {
   IndexPlan p = plan_index(x.sizes(), indices);
   Tensor offsets = index_offsets(x, p);
   TensorIter iter(out, {indexed_view(x, p), offsets_view(offsets, p)});
+  if (out.is_cuda()) {
+    cuda::indexed_gather(iter, x.dtype(), x.element_size());
+    return;
+  }
   visit_dtype(x.dtype(), [&]<typename T>() { index_detail::gather_loop<T>(iter, x.element_size()); });
 }
 
+/// dst[indices] = value (or += value), on dst's device. On CUDA the accumulation is
+/// deterministic (Note [Deterministic indexed accumulation] in cuda/scatter.cu).
 void index_put_kernel(Tensor& dst, const OptionalTensors& indices, const Tensor& value, bool accumulate) {
   IndexPlan p = plan_index(dst.sizes(), indices);
   Tensor offsets = index_offsets(dst, p);
   TensorIter iter(indexed_view(dst, p), {value, offsets_view(offsets, p)});
+  if (dst.is_cuda()) {
+    cuda::indexed_scatter(iter, dst, dst.element_size(),
+                          accumulate ? cuda::ScatterFn::kAdd : cuda::ScatterFn::kAssign);
+    return;
+  }
   visit_dtype(dst.dtype(), [&]<typename T>() {
     if (!accumulate) {
       index_detail::scatter_loop<T>(iter, dst.element_size(), false, [](T, T v) { return v; });
@@ -187,6 +224,7 @@ struct Index final : UnaryOp {
   const char* name() const override { return "index"; }
   Save saves() const override { return Save::kNothing; }
   void cpu(const Tensor& x, Tensor& out) const override { index_kernel(x, indices, out); }
+  void cuda(const Tensor& x, Tensor& out) const override { index_kernel(x, indices, out); }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
     return index_put(zeros(s.input_sizes(0), grad.options()), indices, grad, /*accumulate=*/true);
   }
@@ -203,7 +241,9 @@ struct IndexPut final : Op {
   const char* name() const override { return "index_put"; }
   Save saves() const override { return Save::kNothing; }
   bool elementwise() const override { return true; }
-  void cpu(const TensorList& in, TensorList& out) const override {
+  void cpu(const TensorList& in, TensorList& out) const override { forward(in, out); }
+  void cuda(const TensorList& in, TensorList& out) const override { forward(in, out); }
+  void forward(const TensorList& in, TensorList& out) const {
     if (!out[0].is_same(in[0])) detail::copy_into(out[0], in[0]);
     index_put_kernel(out[0], indices, in[1], accumulate);
   }
@@ -216,8 +256,9 @@ struct IndexPut final : Op {
   }
 };
 
-/// Index tensors as int64, with each bool/byte mask replaced by its nonzero() columns (one per
-/// mask dim) after checking the mask's shape against the dims it covers.
+/// Index tensors as int64 on self's device, with each bool/byte mask replaced by its nonzero()
+/// columns (one per mask dim) after checking the mask's shape against the dims it covers.
+/// As in PyTorch, CPU indices may index a CUDA tensor (they are copied over).
 OptionalTensors expand_indices(const Tensor& self, const OptionalTensors& indices) {
   OptionalTensors out;
   for (const auto& entry : indices) {
@@ -225,10 +266,13 @@ OptionalTensors expand_indices(const Tensor& self, const OptionalTensors& indice
       out.emplace_back();
       continue;
     }
-    const Tensor& t = *entry;
-    ScalarType dt = t.dtype();
-    EMBER_CHECK(dt == kLong || dt == kInt || is_mask(t),
+    ScalarType dt = entry->dtype();
+    EMBER_CHECK(dt == kLong || dt == kInt || is_mask(*entry),
                 "tensors used as indices must be long, int, byte or bool tensors");
+    EMBER_CHECK(entry->device() == self.device() || entry->is_cpu(),
+                "indices should be either on cpu or on the same device as the indexed tensor (",
+                self.device(), ")");
+    Tensor t = entry->to(self.device());
     if (!is_mask(t)) {
       out.emplace_back(t.to(kLong));
       continue;
@@ -393,18 +437,26 @@ Tensor index(const Tensor& self, const OptionalTensors& indices) {
   return run_op(Index{std::move(idx)}, {self}, OutSpec{p.out_shape, self.dtype()});
 }
 
+namespace {
+/// As in PyTorch, a 0-dim value may come from another device (a CPU scalar into a CUDA
+/// tensor); any other value must be on self's device.
+Tensor value_on_device(const Tensor& self, const Tensor& value) {
+  return value.device() != self.device() && value.dim() == 0 ? value.to(self.device()) : value;
+}
+}  // namespace
+
 Tensor& index_put_(Tensor& self, const OptionalTensors& indices, const Tensor& value, bool accumulate) {
   check_put_dtype(self, value);
   OptionalTensors idx = expand_indices(self, indices);
   check_value_shape(value, plan_index(self.sizes(), idx).out_shape);
-  return run_inplace_op(IndexPut{std::move(idx), accumulate}, self, {self, value});
+  return run_inplace_op(IndexPut{std::move(idx), accumulate}, self, {self, value_on_device(self, value)});
 }
 
 Tensor index_put(const Tensor& self, const OptionalTensors& indices, const Tensor& value, bool accumulate) {
   check_put_dtype(self, value);
   OptionalTensors idx = expand_indices(self, indices);
   check_value_shape(value, plan_index(self.sizes(), idx).out_shape);
-  return run_op(IndexPut{std::move(idx), accumulate}, {self, value},
+  return run_op(IndexPut{std::move(idx), accumulate}, {self, value_on_device(self, value)},
                 OutSpec{DimVector(self.sizes()), self.dtype()});
 }
 
@@ -420,15 +472,23 @@ struct IndexSelect final : UnaryOp {
   const char* name() const override { return "index_select"; }
   Save saves() const override { return Save::kNothing; }
   void cpu(const Tensor& x, Tensor& out) const override {
+    visit_dtype(x.dtype(), [&]<typename T>() { index_detail::gather_loop<T>(walk(x, out), step(x)); });
+  }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    cuda::indexed_gather(walk(x, out), x.dtype(), step(x));
+  }
+  /// out walked with x's dim pinned to row 0 and index along dim (Note [Indexed loops]).
+  TensorIter walk(const Tensor& x, Tensor& out) const {
     Tensor src = index_detail::as_1d(x), dst = index_detail::as_1d(out);
     DimVector src_strides(src.strides()), idx_strides(dst.dim(), 0);
     src_strides[dim] = 0;
     idx_strides[dim] = index.stride(0);
-    TensorIter iter(dst, {restride(src, dst.sizes(), src_strides, src.storage_offset()),
-                          restride(index, dst.sizes(), idx_strides, index.storage_offset())});
-    visit_dtype(x.dtype(), [&]<typename T>() {
-      index_detail::gather_loop<T>(iter, src.stride(dim) * src.element_size());
-    });
+    return TensorIter(dst, {restride(src, dst.sizes(), src_strides, src.storage_offset()),
+                            restride(index, dst.sizes(), idx_strides, index.storage_offset())});
+  }
+  int64_t step(const Tensor& x) const {
+    Tensor src = index_detail::as_1d(x);
+    return src.stride(dim) * src.element_size();
   }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
     return zeros(s.input_sizes(0), grad.options()).index_add(dim, index, grad);
@@ -443,7 +503,10 @@ struct MaskedSelect final : UnaryOp {
   MaskedSelect(DimVector s, OptionalTensors i) : shape(std::move(s)), indices(std::move(i)) {}
   const char* name() const override { return "masked_select"; }
   Save saves() const override { return Save::kNothing; }
-  void cpu(const Tensor& x, Tensor& out) const override {
+  void cpu(const Tensor& x, Tensor& out) const override { forward(x, out); }
+  void cuda(const Tensor& x, Tensor& out) const override { forward(x, out); }
+  /// x broadcast to `shape` (stride 0 where it broadcasts), indexed on its own device.
+  void forward(const Tensor& x, Tensor& out) const {
     DimVector strides(shape.size(), 0);
     int64_t lead = static_cast<int64_t>(shape.size()) - x.dim();
     for (int64_t d = 0; d < x.dim(); ++d) strides[lead + d] = x.size(d) == 1 ? 0 : x.stride(d);
@@ -461,6 +524,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   EMBER_CHECK(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   EMBER_CHECK(index.dtype() == kLong || index.dtype() == kInt,
               "index_select(): Expected dtype int32 or int64 for index");
+  detail::check_same_device({self, index}, "index_select");
   dim = maybe_wrap_dim(dim, self.dim());
   Tensor idx = index.reshape({-1}).to(kLong);
   DimVector shape(self.sizes());
@@ -477,6 +541,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
 
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
   EMBER_CHECK(is_mask(mask), "masked_select: expected BoolTensor or ByteTensor for mask");
+  detail::check_same_device({self, mask}, "masked_select");
   DimVector shape = broadcast_shapes(self.sizes(), mask.sizes());
   Tensor nz = nonzero(mask.expand(shape));
   OptionalTensors indices;
@@ -486,6 +551,7 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
 }
 
 Tensor nonzero(const Tensor& self) {
+  if (self.is_cuda()) return cuda::nonzero(self.detach());
   Tensor x = self.detach().to(Device(kCPU)).contiguous();
   int64_t nd = x.dim(), n = x.numel(), count = 0;
   std::vector<uint8_t> hit(static_cast<size_t>(n));

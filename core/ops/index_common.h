@@ -6,10 +6,14 @@
 // indexed dim (so the iterator walks only the other dims) and passes the indexed dim's stride
 // (in bytes) as `step`; advanced indexing passes precomputed element offsets and step =
 // element size. Index values are checked before the loop runs: no errors inside the loop.
+// On CUDA the same iterators run cuda::indexed_gather / indexed_scatter (cuda/index.h); there
+// the check is a kernel raising a device flag, read once (one host synchronisation per op),
+// and only when it is raised is the index brought to the host to find the value to report.
 #pragma once
 
 #include "ember/core/tensor.h"
 #include "ember/core/tensor_iter.h"
+#include "ember/cuda/index.h"
 
 namespace ember::index_detail {
 
@@ -57,6 +61,10 @@ void scatter_loop(const TensorIter& iter, int64_t step, bool serial, const F& f)
 
 /// The first value of an int64 tensor outside [lo, hi), if any (row-major order).
 inline std::optional<int64_t> first_out_of_range(const Tensor& index, int64_t lo, int64_t hi) {
+  if (index.is_cuda()) {
+    if (!cuda::any_out_of_range(index, lo, hi)) return std::nullopt;
+    return first_out_of_range(index.to(Device(kCPU)), lo, hi);  // the error path: find the value
+  }
   Tensor c = index.contiguous();
   const int64_t* p = c.data_ptr<int64_t>();
   for (int64_t i = 0, n = c.numel(); i < n; ++i)

@@ -1,7 +1,7 @@
-// Matrix products: mm, bmm, addmm, baddbmm, mv and dot are op structs over the one GEMM
-// (core/cpu/gemm.h); matmul (all of PyTorch's shape rules) and outer are composed from them
-// and from views, as PyTorch composes them, so their gradients come from those ops.
-// einsum lives in einsum.cpp.
+// Matrix products: mm, bmm, addmm, baddbmm, mv and dot are op structs over the one GEMM of
+// each device (core/cpu/gemm.h, cuda/gemm.h); matmul (all of PyTorch's shape rules) and
+// outer are composed from them and from views, as PyTorch composes them, so their gradients
+// come from those ops. einsum lives in einsum.cpp.
 #include "ember/core/ops/linalg.h"
 
 #include <algorithm>
@@ -11,13 +11,18 @@
 #include "ember/core/op.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/shape.h"
+#include "ember/cuda/gemm.h"
 
 namespace ember {
 namespace {
 
-/// PyTorch has no boolean matrix product; it names the kernel that refused.
-void check_not_bool(ScalarType t, const char* kernel) {
-  EMBER_CHECK(t != kBool, "\"", kernel, "\" not implemented for '", scalar_type_name(t), "'");
+/// The dtypes PyTorch multiplies: every one but bool on the CPU, only floating ones on CUDA
+/// (cuBLAS has no integer GEMM). The message names the kernel that refused.
+void check_product_dtype(const Tensor& t, const char* cpu_kernel, const char* cuda_kernel) {
+  const ScalarType s = t.dtype();
+  const bool ok = t.is_cuda() ? is_floating_point(s) : s != kBool;
+  EMBER_CHECK(ok, "\"", t.is_cuda() ? cuda_kernel : cpu_kernel, "\" not implemented for '",
+              scalar_type_name(s), "'");
 }
 
 /// The message PyTorch's typed data access gives when a second operand's dtype differs.
@@ -40,6 +45,7 @@ struct Mm final : Op {
   void cpu(const TensorList& in, TensorList& out) const override {
     cpu::addmm_out(out[0], in[0], in[1], 0, 1);
   }
+  void cuda(const TensorList& in, TensorList& out) const override { cuda::gemm(out[0], in[0], in[1], 0, 1); }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor ga, gb;
     if (s.needs_grad(0)) ga = g[0].mm(s.input(1).t());
@@ -54,6 +60,7 @@ struct Bmm final : Op {
   void cpu(const TensorList& in, TensorList& out) const override {
     cpu::addmm_out(out[0], in[0], in[1], 0, 1);
   }
+  void cuda(const TensorList& in, TensorList& out) const override { cuda::gemm(out[0], in[0], in[1], 0, 1); }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor ga, gb;
     if (s.needs_grad(0)) ga = g[0].bmm(s.input(1).transpose(1, 2));
@@ -62,11 +69,19 @@ struct Bmm final : Op {
   }
 };
 
+/// out = beta * out + alpha * a @ b by the GEMM of out's device.
+void gemm_into(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
+  if (out.is_cuda())
+    cuda::gemm(out, a, b, beta, alpha);
+  else
+    cpu::addmm_out(out, a, b, beta, alpha);
+}
+
 /// out = beta * self (broadcast) + alpha * a @ b, for 2-D (addmm) or 3-D (baddbmm) a, b.
 /// With beta == 0, self is not read (NaNs in it do not propagate), as in BLAS.
 void add_product(const TensorList& in, Tensor& out, const Scalar& beta, const Scalar& alpha) {
   if (beta.toDouble() != 0.0) detail::copy_into(out, in[0]);
-  cpu::addmm_out(out, in[1], in[2], beta, alpha);
+  gemm_into(out, in[1], in[2], beta, alpha);
 }
 
 /// Gradients of beta * self + alpha * product(a, b), where product is mm or bmm and `tr`
@@ -88,6 +103,7 @@ struct Addmm final : Op {
   Addmm(Scalar b, Scalar a) : beta(b), alpha(a) {}
   const char* name() const override { return "addmm"; }
   void cpu(const TensorList& in, TensorList& out) const override { add_product(in, out[0], beta, alpha); }
+  void cuda(const TensorList& in, TensorList& out) const override { add_product(in, out[0], beta, alpha); }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     return add_product_backward(
         s, g[0], beta, alpha, [](const Tensor& x, const Tensor& y) { return x.mm(y); },
@@ -101,6 +117,7 @@ struct Baddbmm final : Op {
   Baddbmm(Scalar b, Scalar a) : beta(b), alpha(a) {}
   const char* name() const override { return "baddbmm"; }
   void cpu(const TensorList& in, TensorList& out) const override { add_product(in, out[0], beta, alpha); }
+  void cuda(const TensorList& in, TensorList& out) const override { add_product(in, out[0], beta, alpha); }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     return add_product_backward(
         s, g[0], beta, alpha, [](const Tensor& x, const Tensor& y) { return x.bmm(y); },
@@ -111,10 +128,12 @@ struct Baddbmm final : Op {
 // mv: y = M v, the product with v as a one-column matrix.  dM = G v^T (outer), dv = M^T G.
 struct Mv final : Op {
   const char* name() const override { return "mv"; }
-  void cpu(const TensorList& in, TensorList& out) const override {
+  void cpu(const TensorList& in, TensorList& out) const override { forward(in, out[0]); }
+  void cuda(const TensorList& in, TensorList& out) const override { forward(in, out[0]); }
+  static void forward(const TensorList& in, Tensor& out) {
     NoGradGuard no_grad;  // the column views below are plumbing, not graph
-    Tensor y = out[0].unsqueeze(1);
-    cpu::addmm_out(y, in[0], in[1].unsqueeze(1), 0, 1);
+    Tensor y = out.unsqueeze(1);
+    gemm_into(y, in[0], in[1].unsqueeze(1), 0, 1);
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor gm, gv;
@@ -127,10 +146,12 @@ struct Mv final : Op {
 // dot: s = sum_i a_i b_i, a (1 x k) times b (k x 1).  da = g b, db = g a.
 struct Dot final : Op {
   const char* name() const override { return "dot"; }
-  void cpu(const TensorList& in, TensorList& out) const override {
+  void cpu(const TensorList& in, TensorList& out) const override { forward(in, out[0]); }
+  void cuda(const TensorList& in, TensorList& out) const override { forward(in, out[0]); }
+  static void forward(const TensorList& in, Tensor& out) {
     NoGradGuard no_grad;
-    Tensor s = out[0].view({1, 1});
-    cpu::addmm_out(s, in[0].unsqueeze(0), in[1].unsqueeze(1), 0, 1);
+    Tensor s = out.view({1, 1});
+    gemm_into(s, in[0].unsqueeze(0), in[1].unsqueeze(1), 0, 1);
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor ga, gb;
@@ -211,7 +232,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   EMBER_CHECK(a.dtype() == b.dtype(),
               "expected m1 and m2 to have the same dtype, but got: ", type_meta_name(a.dtype()),
               " != ", type_meta_name(b.dtype()));
-  check_not_bool(a.dtype(), "addmm_impl_cpu_");
+  check_product_dtype(a, "addmm_impl_cpu_", "addmm_cuda");
   return run_op(Mm{}, {a, b}, OutSpec{{a.size(0), b.size(1)}, a.dtype()});
 }
 
@@ -222,7 +243,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
               "Expected size for first two dimensions of batch2 tensor to be: [", a.size(0), ", ", a.size(2),
               "] but got: [", b.size(0), ", ", b.size(1), "].");
   check_scalar_type(a, b);
-  check_not_bool(a.dtype(), "bmm");
+  check_product_dtype(a, "bmm", "baddbmm_cuda");
   return run_op(Bmm{}, {a, b}, OutSpec{{a.size(0), a.size(1), b.size(2)}, a.dtype()});
 }
 
@@ -238,7 +259,7 @@ Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scala
               m1.size(1), " and ", m2.size(0), "x", m2.size(1), ")");
   DimVector shape{m1.size(0), m2.size(1)};
   check_expandable(self, shape);
-  check_not_bool(m1.dtype(), "addmm_impl_cpu_");
+  check_product_dtype(m1, "addmm_impl_cpu_", "addmm_cuda");
   return run_op(Addmm{beta, alpha}, {self, m1, m2}, OutSpec{shape, m1.dtype()});
 }
 
@@ -254,7 +275,7 @@ Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Sca
   EMBER_CHECK(b2.size(0) == b1.size(0) && b2.size(1) == b1.size(2),
               "Expected size for first two dimensions of batch2 tensor to be: [", b1.size(0), ", ",
               b1.size(2), "] but got: [", b2.size(0), ", ", b2.size(1), "].");
-  check_not_bool(b1.dtype(), "baddbmm");
+  check_product_dtype(b1, "baddbmm", "baddbmm_cuda");
   return run_op(Baddbmm{beta, alpha}, {self, b1, b2}, OutSpec{shape, b1.dtype()});
 }
 
@@ -265,7 +286,7 @@ Tensor mv(const Tensor& m, const Tensor& v) {
   EMBER_CHECK(m.size(1) == v.size(0), "size mismatch, got ", m.size(0), ", ", m.size(0), "x", m.size(1), ",",
               v.size(0));
   check_scalar_type(m, v);
-  check_not_bool(m.dtype(), "addmv_impl_cpu");
+  check_product_dtype(m, "addmv_impl_cpu", "addmv_impl_cuda");
   return run_op(Mv{}, {m, v}, OutSpec{{m.size(0)}, m.dtype()});
 }
 
@@ -277,7 +298,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   EMBER_CHECK(a.numel() == b.numel(), "inconsistent tensor size, expected tensor [", a.numel(), "] and src [",
               b.numel(), "] to have the same number of elements, but got ", a.numel(), " and ", b.numel(),
               " elements respectively");
-  check_not_bool(a.dtype(), "dot");
+  check_product_dtype(a, "dot", "dot");
   return run_op(Dot{}, {a, b}, OutSpec{{}, a.dtype()});
 }
 

@@ -12,6 +12,7 @@
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/reduce_common.h"
 #include "ember/core/ops/unary.h"
+#include "ember/cuda/reduce.h"
 
 namespace ember {
 namespace {
@@ -124,6 +125,9 @@ struct Extreme final : UnaryOp {
   }
   Save saves() const override { return Save::kBoth; }
   void cpu(const Tensor& x, Tensor& out) const override { extreme_kernel(x, out, mask, is_max); }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    cuda::reduce(is_max ? cuda::ReduceFn::kMax : cuda::ReduceFn::kMin, x, out, mask);
+  }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
     Tensor x = s.input(0);
     Tensor ties = ties_with(x, unsqueeze_reduced(s.output(), x.dim(), mask, keepdim));
@@ -141,6 +145,9 @@ struct ExtremeDim final : Op {
   Save saves() const override { return Save::kOutputs; }
   void cpu(const TensorList& in, TensorList& out) const override {
     arg_kernel(in[0], &out[0], out[1], dim_mask(IntArrayRef(dim), in[0].dim()), is_max);
+  }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::arg_reduce(is_max, in[0], &out[0], out[1], dim_mask(IntArrayRef(dim), in[0].dim()));
   }
   TensorList backward(const SavedTensors& s, const TensorList& grads) const override {
     return {detail::value_selecting_backward(grads[0], dim, s.output(1), s.input_sizes(0), keepdim)};
@@ -181,7 +188,10 @@ Tensor arg_extreme(const Tensor& x, std::optional<int64_t> dim, bool keepdim, bo
   check_nonempty(x, mask, !dim, op, false);
   Tensor indices =
       empty(reduced_shape(x.sizes(), mask, keepdim), TensorOptions().dtype(kLong).device(x.device()));
-  arg_kernel(x, nullptr, indices, mask, is_max);
+  if (x.is_cuda())
+    cuda::arg_reduce(is_max, x, nullptr, indices, mask);
+  else
+    arg_kernel(x, nullptr, indices, mask, is_max);
   return indices;
 }
 

@@ -8,6 +8,7 @@
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/reduce_common.h"
 #include "ember/core/ops/unary.h"
+#include "ember/cuda/reduce.h"
 
 namespace ember {
 namespace {
@@ -69,6 +70,9 @@ struct Norm final : UnaryOp {
           x, out, mask, 0, [pv](double a, double v) { return a + std::pow(v, pv); }, add,
           [pv, empty](double a) { return empty ? 0.0 : std::pow(a, 1.0 / pv); });
     }
+  }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    cuda::reduce(cuda::ReduceFn::kNorm, x, out, mask, p);
   }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
     if (p == 0) return {};

@@ -1,8 +1,9 @@
 // Random tensors: rand/randn/randint/randperm/bernoulli/normal and the in-place samplers.
-// Element k of a draw uses Philox block (offset + k) of the CPU generator, so values are
-// the same whatever the thread count.
+// Element k of a draw uses Philox block (offset + k) of its device's generator, so values are
+// the same whatever the thread count; the CUDA kernels (cuda/random.cu) share the maps from
+// bits to values (core/philox.h), so the same generator state gives the same numbers there.
+#include <algorithm>
 #include <cmath>
-#include <numbers>
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/generator.h"
@@ -11,58 +12,44 @@
 #include "ember/core/shape.h"
 #include "ember/core/tensor_iter.h"
 #include "ember/core/type_promotion.h"
+#include "ember/cuda/random.h"
 
 namespace ember {
 namespace {
 
-/// Reserves `blocks` Philox blocks from the default CPU generator; returns (key, first counter).
-std::pair<uint64_t, uint64_t> reserve(uint64_t blocks) {
-  Generator& g = default_cpu_generator();
+/// Reserves `blocks` Philox blocks from the default generator of `device`; returns (key, first counter).
+std::pair<uint64_t, uint64_t> reserve(Device device, uint64_t blocks) {
+  Generator& g = default_generator(device);
   std::lock_guard<std::mutex> lock(g.mutex());
   return {g.current_seed(), g.reserve(blocks)};
-}
-
-/// Uniform double in [0, 1) for element k, one Philox block per element.
-double uniform01(uint64_t key, uint64_t counter) {
-  uint32_t w[4];
-  philox::block(key, counter, w);
-  return philox::to_double01(w[0], w[1]);
 }
 
 /// Uniform in [0, 1) on the grid of T's mantissa (k / 2^digits, as PyTorch's
 /// uniform_real_distribution): a 53-bit double rounded to float could land on 1.0.
 template <class T>
 double uniform01_for(uint64_t key, uint64_t counter) {
-  constexpr int digits = std::is_same_v<T, double> ? 53 : std::is_same_v<T, float> ? 24
-                         : std::is_same_v<T, Half> ? 11 : 8;
-  uint32_t w[4];
-  philox::block(key, counter, w);
-  uint64_t bits = (static_cast<uint64_t>(w[0]) << 32) | w[1];
-  return static_cast<double>(bits >> (64 - digits)) / static_cast<double>(uint64_t{1} << digits);
+  return philox::uniform01_grid(key, counter, philox::mantissa_digits<T>());
 }
 
-double normal01(uint64_t key, uint64_t counter) {
-  uint32_t w[4];
-  philox::block(key, counter, w);
-  double u1 = philox::to_double01(w[0], w[1]), u2 = philox::to_double01(w[2], w[3]);
-  return std::sqrt(-2.0 * std::log1p(-u1)) * std::cos(2.0 * std::numbers::pi * u2);
-}
-
-/// Fills a contiguous CPU tensor with gen(k) for each flat index k, in parallel.
-template <class Gen>
-void fill_with(Tensor& t, const Gen& gen) {
-  EMBER_CHECK(t.is_cpu(), "random sampling on CUDA tensors is not available in this build");
+/// Fills t with sample k at flat index k: on the CPU gen(k) in parallel, on CUDA through
+/// on_cuda(dense), which fills a contiguous CUDA tensor with the same values.
+template <class Gen, class OnCuda>
+void fill_with(Tensor& t, const Gen& gen, const OnCuda& on_cuda) {
   check_no_internal_overlap(t.sizes(), t.strides());
   // With history recorded, the samples arrive through a recorded copy_, which cuts the old
   // history (the new values do not depend on it), as PyTorch's samplers do.
   bool record = detail::should_record({t});
   Tensor out = t.is_contiguous() && !record ? t : empty_like(t);
-  visit_dtype(out.dtype(), [&]<typename T>() {
-    T* p = static_cast<T*>(out.data_ptr());
-    parallel_for(out.numel(), 4096, [&](int64_t b, int64_t e) {
-      for (int64_t k = b; k < e; ++k) p[k] = static_cast<T>(gen(k));
+  if (out.is_cuda()) {
+    on_cuda(out);
+  } else {
+    visit_dtype(out.dtype(), [&]<typename T>() {
+      T* p = static_cast<T*>(out.data_ptr());
+      parallel_for(out.numel(), 4096, [&](int64_t b, int64_t e) {
+        for (int64_t k = b; k < e; ++k) p[k] = static_cast<T>(gen(k));
+      });
     });
-  });
+  }
   if (record) t.copy_(out);
   else if (!out.is_same(t)) detail::copy_into(t, out);  // bumps the version itself
   else t.unsafeGetTensorImpl()->storage()->bump_version();
@@ -78,42 +65,48 @@ Tensor& Tensor::uniform_(double from, double to) {
   check_float(*this, "check_uniform_bounds");
   EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
   detail::check_inplace(*this, "uniform_");
-  auto [key, start] = reserve(static_cast<uint64_t>(numel()));
+  auto [key, start] = reserve(device(), static_cast<uint64_t>(numel()));
   double width = to - from;
+  auto on_cuda = [&](const Tensor& out) {
+    cuda::sample(cuda::Distribution::kUniform, out, {key, start}, from, to);
+  };
   visit_float_dtype(dtype(), "check_uniform_bounds", [&]<typename T>() {
-    fill_with(*this, [=](int64_t k) { return from + width * uniform01_for<T>(key, start + k); });
+    fill_with(*this, [=](int64_t k) { return philox::mul_add(width, uniform01_for<T>(key, start + k), from); },
+              on_cuda);
   });
   return *this;
 }
 
 Tensor& Tensor::normal_(double mean, double std) {
-  check_float(*this, "normal_kernel_cpu");
+  check_float(*this, is_cuda() ? "normal_kernel_cuda" : "normal_kernel_cpu");
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   detail::check_inplace(*this, "normal_");
-  auto [key, start] = reserve(static_cast<uint64_t>(numel()));
-  fill_with(*this, [=](int64_t k) { return mean + std * normal01(key, start + k); });
+  auto [key, start] = reserve(device(), static_cast<uint64_t>(numel()));
+  fill_with(
+      *this, [=](int64_t k) { return philox::mul_add(std, philox::normal01(key, start + k), mean); },
+      [&](const Tensor& out) { cuda::sample(cuda::Distribution::kNormal, out, {key, start}, mean, std); });
   return *this;
 }
 
 Tensor& Tensor::bernoulli_(double p) {
   EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
   detail::check_inplace(*this, "bernoulli_");
-  auto [key, start] = reserve(static_cast<uint64_t>(numel()));
-  fill_with(*this, [=](int64_t k) { return uniform01(key, start + k) < p ? 1.0 : 0.0; });
+  auto [key, start] = reserve(device(), static_cast<uint64_t>(numel()));
+  fill_with(
+      *this, [=](int64_t k) { return philox::uniform01(key, start + k) < p ? 1.0 : 0.0; },
+      [&](const Tensor& out) { cuda::sample(cuda::Distribution::kBernoulli, out, {key, start}, p); });
   return *this;
 }
 
 Tensor& Tensor::random_(int64_t from, int64_t to) {
   EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
   detail::check_inplace(*this, "random_");
-  auto [key, start] = reserve(static_cast<uint64_t>(numel()));
+  auto [key, start] = reserve(device(), static_cast<uint64_t>(numel()));
   uint64_t range = static_cast<uint64_t>(to - from);
-  fill_with(*this, [=](int64_t k) {
-    uint32_t w[4];
-    philox::block(key, start + k, w);
-    uint64_t r = (static_cast<uint64_t>(w[0]) << 32) | w[1];
-    return static_cast<double>(from + static_cast<int64_t>(r % range));
-  });
+  fill_with(
+      *this,
+      [=](int64_t k) { return static_cast<double>(from + static_cast<int64_t>(philox::bits64(key, start + k) % range)); },
+      [&](const Tensor& out) { cuda::random_int(out, {key, start}, from, range); });
   return *this;
 }
 
@@ -148,30 +141,38 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef size, TensorOptions option
 
 Tensor randperm(int64_t n, TensorOptions options) {
   EMBER_CHECK(n >= 0, "Trying to create tensor with negative dimension ", n, ": [", n, "]");
-  // Fisher-Yates with one Philox block per swap.
-  auto [key, start] = reserve(static_cast<uint64_t>(n));
+  // Fisher-Yates with one Philox block per swap, on the host for either device: a CUDA
+  // randperm draws from its device's generator and gives the CPU's permutation for the same
+  // state (at the price of an O(n) host loop and a copy).
+  auto [key, start] = reserve(options.device(), static_cast<uint64_t>(n));
   std::vector<int64_t> perm(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) perm[i] = i;
   for (int64_t i = n - 1; i > 0; --i) {
-    uint32_t w[4];
-    philox::block(key, start + static_cast<uint64_t>(i), w);
-    uint64_t r = (static_cast<uint64_t>(w[0]) << 32) | w[1];
+    uint64_t r = philox::bits64(key, start + static_cast<uint64_t>(i));
     std::swap(perm[i], perm[static_cast<int64_t>(r % static_cast<uint64_t>(i + 1))]);
   }
   Tensor t = empty({n}, kLong);
   std::copy(perm.begin(), perm.end(), t.data_ptr<int64_t>());
-  return t.to(options.has_dtype() ? options.dtype() : kLong);
+  return t.to(options.device(), options.has_dtype() ? options.dtype() : kLong);
 }
 
 Tensor bernoulli(const Tensor& p) {
-  EMBER_CHECK(p.is_floating_point(), "\"bernoulli_tensor_cpu_p_\" not implemented for '", scalar_type_name(p.dtype()), "'");
+  EMBER_CHECK(p.is_floating_point(), "\"bernoulli_tensor_", p.is_cuda() ? "cuda" : "cpu", "_p_\" not implemented for '",
+              scalar_type_name(p.dtype()), "'");
+  if (p.is_cuda()) {
+    Tensor out = empty_like(p);
+    auto [key, start] = reserve(p.device(), static_cast<uint64_t>(p.numel()));
+    cuda::bernoulli_tensor(out, p.detach().contiguous(), {key, start});
+    return out;
+  }
   Tensor probs = p.detach().to(kDouble).contiguous();
   const double* q = probs.data_ptr<double>();
   for (int64_t k = 0; k < probs.numel(); ++k)
     EMBER_CHECK(q[k] >= 0 && q[k] <= 1, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.");
   Tensor out = empty_like(p);
-  auto [key, start] = reserve(static_cast<uint64_t>(p.numel()));
-  fill_with(out, [=](int64_t k) { return uniform01(key, start + k) < q[k] ? 1.0 : 0.0; });
+  auto [key, start] = reserve(p.device(), static_cast<uint64_t>(p.numel()));
+  fill_with(out, [=](int64_t k) { return philox::uniform01(key, start + k) < q[k] ? 1.0 : 0.0; },
+            [](const Tensor&) {});
   return out;
 }
 

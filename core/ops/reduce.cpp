@@ -1,7 +1,7 @@
 // Reductions: sum, mean, prod, var/std, logsumexp, all/any, sum_to_size. Each op: shape
-// rules (dims, keepdim, dtype), CPU kernel via cpu_reduce (core/cpu/reduce.h), and backward,
-// in one struct. max/min live in minmax.cpp, norm in norm.cpp, scans in scan.cpp, sorting
-// in sort.cpp.
+// rules (dims, keepdim, dtype), CPU kernel via cpu_reduce (core/cpu/reduce.h), CUDA kernel
+// (cuda/reduce.h) and backward, in one struct. max/min live in minmax.cpp, norm in norm.cpp,
+// scans in scan.cpp, sorting in sort.cpp.
 #include "ember/core/ops/reduce.h"
 
 #include <cmath>
@@ -16,6 +16,7 @@
 #include "ember/core/ops/shape.h"
 #include "ember/core/ops/unary.h"
 #include "ember/core/type_promotion.h"
+#include "ember/cuda/reduce.h"
 
 namespace ember {
 namespace {
@@ -60,6 +61,7 @@ struct Sum final : UnaryOp {
   void cpu(const Tensor& x, Tensor& out) const override {
     arith_reduce(x, out, mask, 0, [](auto a, auto b) { return a + b; });
   }
+  void cuda(const Tensor& x, Tensor& out) const override { cuda::reduce(cuda::ReduceFn::kSum, x, out, mask); }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
     return expand_reduced(grad, s.input_sizes(0), mask, keepdim);
   }
@@ -85,6 +87,9 @@ struct Mean final : UnaryOp {
           [o, n](int64_t i, double acc) { o[i] = static_cast<T>(acc / n); },
           /*reorder=*/true);
     });
+  }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    cuda::reduce(cuda::ReduceFn::kMean, x, out, mask);
   }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
     double n = static_cast<double>(detail::reduced_numel(s.input_sizes(0), mask));
@@ -120,6 +125,9 @@ struct Prod final : UnaryOp {
   Save saves() const override { return Save::kBoth; }
   void cpu(const Tensor& x, Tensor& out) const override {
     arith_reduce(x, out, mask, 1, [](auto a, auto b) { return a * b; });
+  }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    cuda::reduce(cuda::ReduceFn::kProd, x, out, mask);
   }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
     Tensor x = s.input(0);
@@ -188,6 +196,9 @@ struct VarStd final : UnaryOp {
           /*reorder=*/true);
     });
   }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    cuda::reduce(take_sqrt ? cuda::ReduceFn::kStd : cuda::ReduceFn::kVar, x, out, mask, correction);
+  }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
     Tensor x = s.input(0);
     Tensor g = unsqueeze_reduced(grad, x.dim(), mask, keepdim);
@@ -244,6 +255,9 @@ struct LogSumExp final : UnaryOp {
           [o](int64_t i, const A& a) { o[i] = static_cast<T>(std::log(a.sum) + a.shift); }, /*reorder=*/true);
     });
   }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    cuda::reduce(cuda::ReduceFn::kLogSumExp, x, out, mask);
+  }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
     Tensor x = s.input(0);
     Tensor g = unsqueeze_reduced(grad, x.dim(), mask, keepdim);
@@ -256,6 +270,10 @@ Tensor logical_reduce(const Tensor& x, uint64_t mask, bool keepdim, bool is_all)
   ScalarType out_t = x.dtype() == kByte ? kByte : kBool;
   Tensor out =
       empty(reduced_shape(x.sizes(), mask, keepdim), TensorOptions().dtype(out_t).device(x.device()));
+  if (x.is_cuda()) {
+    cuda::reduce(is_all ? cuda::ReduceFn::kAll : cuda::ReduceFn::kAny, x, out, mask);
+    return out;
+  }
   visit_dtype(x.dtype(), [&]<typename T>() {
     char* o = static_cast<char*>(out.data_ptr());
     cpu::cpu_reduce<T, bool>(

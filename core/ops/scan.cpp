@@ -9,6 +9,7 @@
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/shape.h"
+#include "ember/cuda/reduce.h"
 
 namespace ember {
 namespace {
@@ -79,6 +80,9 @@ struct Cumsum final : UnaryOp {
   void cpu(const Tensor& x, Tensor& out) const override {
     scan_kernel(x, out, dim, reverse, 0, [](auto a, auto b) { return a + b; });
   }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    cuda::scan(cuda::ScanFn::kCumsum, x, out, dim, reverse);
+  }
   Tensor backward(const SavedTensors&, const Tensor& grad) const override {
     return cumsum_impl(grad, dim, !reverse);
   }
@@ -115,6 +119,9 @@ struct Cumprod final : UnaryOp {
   Save saves() const override { return Save::kBoth; }
   void cpu(const Tensor& x, Tensor& out) const override {
     scan_kernel(x, out, dim, false, 1, [](auto a, auto b) { return a * b; });
+  }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    cuda::scan(cuda::ScanFn::kCumprod, x, out, dim, false);
   }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
     Tensor x = s.input(0);

@@ -28,17 +28,27 @@ Tensor index_along(const Tensor& index, IntArrayRef shape, int64_t dim) {
   return restride(index, shape, strides, index.storage_offset());
 }
 
-/// dst[... index[p] ...] = f(dst value, src[p]) for every position p of index (dim `dim`).
+/// The byte step of t's dim (0-dim tensors count as 1-d).
+int64_t step_along(const Tensor& t, int64_t dim) {
+  Tensor a = as_1d(t);
+  return a.stride(dim) * a.element_size();
+}
+
+/// The walk of a scatter: out with dim pinned, over every position p of index, reading src[p].
 /// `src` is a tensor at least index's size, or a 0-dim value broadcast to it.
+TensorIter scatter_iter(Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor dst = as_1d(out), idx = as_1d(index);
+  Tensor s = src.dim() == 0 ? src : restride(src, idx.sizes(), as_1d(src).strides(), src.storage_offset());
+  return TensorIter(along(dst, idx.sizes(), dim), {s, idx});
+}
+
+/// dst[... index[p] ...] = f(dst value, src[p]) for every position p of index (dim `dim`).
 template <class Make>
 void scatter_kernel(Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, bool serial,
                     Make make_f) {
-  Tensor dst = as_1d(out), idx = as_1d(index);
-  Tensor s = src.dim() == 0 ? src : restride(src, idx.sizes(), as_1d(src).strides(), src.storage_offset());
-  TensorIter iter(along(dst, idx.sizes(), dim), {s, idx});
+  TensorIter iter = scatter_iter(out, dim, index, src);
   visit_dtype(out.dtype(), [&]<typename T>() {
-    index_detail::scatter_loop<T>(iter, dst.stride(dim) * dst.element_size(), serial,
-                                  make_f.template operator()<T>());
+    index_detail::scatter_loop<T>(iter, step_along(out, dim), serial, make_f.template operator()<T>());
   });
 }
 
@@ -81,11 +91,16 @@ struct Gather final : UnaryOp {
   const char* name() const override { return "gather"; }
   Save saves() const override { return Save::kNothing; }
   void cpu(const Tensor& x, Tensor& out) const override {
-    Tensor src = as_1d(x), idx = as_1d(index);
-    TensorIter iter(as_1d(out), {along(src, idx.sizes(), dim), idx});
-    visit_dtype(x.dtype(), [&]<typename T>() {
-      index_detail::gather_loop<T>(iter, src.stride(dim) * src.element_size());
-    });
+    visit_dtype(x.dtype(),
+                [&]<typename T>() { index_detail::gather_loop<T>(walk(x, out), step_along(x, dim)); });
+  }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    cuda::indexed_gather(walk(x, out), x.dtype(), step_along(x, dim));
+  }
+  /// out walked with x's dim pinned, reading index at the same position.
+  TensorIter walk(const Tensor& x, Tensor& out) const {
+    Tensor idx = as_1d(index);
+    return TensorIter(as_1d(out), {along(as_1d(x), idx.sizes(), dim), idx});
   }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
     return zeros(s.input_sizes(0), grad.options()).scatter_add(dim, index, grad);
@@ -108,11 +123,19 @@ struct Scatter final : Op {
   bool elementwise() const override { return true; }
   void cpu(const TensorList& in, TensorList& out) const override {
     if (!out[0].is_same(in[0])) detail::copy_into(out[0], in[0]);
-    Tensor src = value ? full({}, *value, out[0].options()) : in[1];
     if (add)
-      scatter_kernel(out[0], dim, index, src, /*serial=*/true, AddFn{});
+      scatter_kernel(out[0], dim, index, source(in, out), /*serial=*/true, AddFn{});
     else
-      scatter_kernel(out[0], dim, index, src, /*serial=*/false, AssignFn{});
+      scatter_kernel(out[0], dim, index, source(in, out), /*serial=*/false, AssignFn{});
+  }
+  // scatter_add is deterministic on CUDA (Note [Deterministic indexed accumulation]).
+  void cuda(const TensorList& in, TensorList& out) const override {
+    if (!out[0].is_same(in[0])) detail::copy_into(out[0], in[0]);
+    cuda::indexed_scatter(scatter_iter(out[0], dim, index, source(in, out)), out[0], step_along(out[0], dim),
+                          add ? cuda::ScatterFn::kAdd : cuda::ScatterFn::kAssign);
+  }
+  Tensor source(const TensorList& in, const TensorList& out) const {
+    return value ? full({}, *value, out[0].options()) : in[1];
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     TensorList grads(s.num_inputs());
@@ -134,11 +157,10 @@ struct IndexAdd final : Op {
   bool elementwise() const override { return true; }
   void cpu(const TensorList& in, TensorList& out) const override {
     if (!out[0].is_same(in[0])) detail::copy_into(out[0], in[0]);
-    Tensor dst = as_1d(out[0]), src = as_1d(in[1]);
-    TensorIter iter(along(dst, src.sizes(), dim), {src, index_along(index, src.sizes(), dim)});
-    visit_dtype(dst.dtype(), [&]<typename T>() {
+    TensorIter iter = walk(in, out);
+    visit_dtype(out[0].dtype(), [&]<typename T>() {
       using M = opmath_t<T>;
-      int64_t step = dst.stride(dim) * dst.element_size();
+      int64_t step = step_along(out[0], dim);
       if constexpr (std::is_same_v<T, bool>) {
         bool a = alpha.toBool();
         index_detail::scatter_loop<T>(iter, step, true, [a](bool x, bool v) { return x || (a && v); });
@@ -149,6 +171,16 @@ struct IndexAdd final : Op {
         });
       }
     });
+  }
+  // Deterministic on CUDA too (Note [Deterministic indexed accumulation]).
+  void cuda(const TensorList& in, TensorList& out) const override {
+    if (!out[0].is_same(in[0])) detail::copy_into(out[0], in[0]);
+    cuda::indexed_scatter(walk(in, out), out[0], step_along(out[0], dim), cuda::ScatterFn::kAdd, alpha);
+  }
+  /// out with dim pinned, walked over source's shape; index varies along dim only.
+  TensorIter walk(const TensorList& in, const TensorList& out) const {
+    Tensor dst = as_1d(out[0]), src = as_1d(in[1]);
+    return TensorIter(along(dst, src.sizes(), dim), {src, index_along(index, src.sizes(), dim)});
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor gsrc;
@@ -172,6 +204,7 @@ void check_index_range(const Tensor& self, int64_t dim, const Tensor& index) {
 
 /// PyTorch's scatter checks; `src` undefined for scatter(value).
 void check_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  detail::check_same_device({self, index, src}, "scatter");
   EMBER_CHECK(index.dtype() == kLong, "scatter(): Expected dtype int64 for index");
   if (src.defined())
     EMBER_CHECK(src.dtype() == self.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
@@ -197,6 +230,7 @@ void check_scatter(const Tensor& self, int64_t dim, const Tensor& index, const T
 
 /// PyTorch's index_add checks; returns index as 1-d int64.
 Tensor check_index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  detail::check_same_device({self, index, source}, "index_add");
   EMBER_CHECK(index.dim() <= 1, "index_add_(): Index is supposed to be a vector, but got dim: ", index.dim(),
               " with type: ", scalar_type_name(index.dtype()), " and size: ", index.sizes());
   EMBER_CHECK(
@@ -223,6 +257,7 @@ OutSpec same_as(const Tensor& t) { return OutSpec{DimVector(t.sizes()), t.dtype(
 }  // namespace
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
+  detail::check_same_device({self, index}, "gather");
   dim = maybe_wrap_dim(dim, self.dim());
   EMBER_CHECK(dims_at_least_1(index) == dims_at_least_1(self),
               "Index tensor must have the same number of dimensions as input tensor");

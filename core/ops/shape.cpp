@@ -1,6 +1,7 @@
 // Copying shape ops: cat/stack, repeat, flip, roll, tril/triu. Each builds its output from
 // strided views of the output and inputs and copies between them (detail::copy_into does the
-// casting and the CPU/CUDA dispatch), so most of them need no kernel of their own.
+// casting and the CPU/CUDA dispatch), so most of them need no kernel of their own; tril/triu's
+// mask has one (cuda/tril.cu).
 // The view ops (view, permute, narrow, ...) are in views.cpp.
 #include <algorithm>
 
@@ -12,6 +13,7 @@
 #include "ember/core/shape.h"
 #include "ember/core/tensor_iter.h"
 #include "ember/core/type_promotion.h"
+#include "ember/cuda/tril.h"
 
 namespace ember {
 namespace {
@@ -144,7 +146,7 @@ struct Flip final : UnaryOp {
   explicit Flip(DimVector d) : dims(std::move(d)) {}
   const char* name() const override { return "flip"; }
   Save saves() const override { return Save::kNothing; }
-  void cpu(const Tensor& x, Tensor& out) const override {
+  void run(const Tensor& x, Tensor& out) const {
     DimVector strides(x.strides());
     int64_t offset = x.storage_offset();
     for (int64_t d : dims) {
@@ -154,6 +156,8 @@ struct Flip final : UnaryOp {
     }
     detail::copy_into(out, restride(x, x.sizes(), strides, offset));
   }
+  void cpu(const Tensor& x, Tensor& out) const override { run(x, out); }
+  void cuda(const Tensor& x, Tensor& out) const override { run(x, out); }
   Tensor backward(const SavedTensors&, const Tensor& grad) const override { return grad.flip(dims); }
 };
 
@@ -226,6 +230,10 @@ struct Triangle final : UnaryOp {
   void cpu(const Tensor& x, Tensor& out) const override {
     if (!out.is_same(x)) detail::copy_into(out, x);
     zero_outside_triangle(out, k, lower);
+  }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    if (!out.is_same(x)) detail::copy_into(out, x);
+    cuda::zero_outside_triangle(out, k, lower);
   }
   Tensor backward(const SavedTensors&, const Tensor& grad) const override {
     return lower ? grad.tril(k) : grad.triu(k);

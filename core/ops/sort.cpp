@@ -9,6 +9,7 @@
 #include "ember/core/op.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/reduce_common.h"
+#include "ember/cuda/reduce.h"
 
 namespace ember {
 namespace {
@@ -70,6 +71,9 @@ struct Sort final : Op {
   Save saves() const override { return Save::kOutputs; }
   void cpu(const TensorList& in, TensorList& out) const override {
     sort_kernel(in[0], out[0], out[1], dim, k, descending);
+  }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::sort(in[0], out[0], out[1], dim, descending);
   }
   TensorList backward(const SavedTensors& s, const TensorList& grads) const override {
     return {detail::value_selecting_backward(grads[0], dim, s.output(1), s.input_sizes(0), true)};

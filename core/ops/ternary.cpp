@@ -6,6 +6,7 @@
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/binary_internal.h"
 #include "ember/core/ops/reduce.h"
+#include "ember/cuda/binary.h"
 
 namespace ember {
 
@@ -27,6 +28,9 @@ struct Where final : Op {
     visit_dtype(out[0].dtype(), [&]<typename T>() {
       cpu::cpu_map<T, bool, T, T>(iter, [](bool c, T a, T b) { return c ? a : b; });
     });
+  }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::ternary(cuda::TernaryFn::kWhere, in[0], in[1], in[2], out[0]);
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor cond = s.input(0), ga, gb;
@@ -86,6 +90,10 @@ struct Lerp final : Op {
       });
     });
   }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    if (weight) cuda::binary(cuda::BinaryFn::kLerp, in[0], in[1], out[0], *weight);
+    else cuda::ternary(cuda::TernaryFn::kLerp, in[0], in[1], in[2], out[0]);
+  }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor gs, ge, gw;
     if (weight) {
@@ -134,6 +142,9 @@ struct AddC final : Op {
                                    [v](T a, T b, T c) { return static_cast<T>(M(a) + v * M(b) * M(c)); });
       }
     });
+  }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::ternary(is_div ? cuda::TernaryFn::kAddcdiv : cuda::TernaryFn::kAddcmul, in[0], in[1], in[2], out[0], value);
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor t1 = s.input(1), t2 = s.input(2), g1, g2;
@@ -192,6 +203,10 @@ struct MaskedFill final : Op {
       cpu::cpu_map<T, T, bool>(iter, [v](T x, bool m) { return m ? v : x; });
     });
   }
+  // The value stays on the device: the kernel reads it as a broadcast operand (no host sync).
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::ternary(cuda::TernaryFn::kMaskedFill, in[0], in[1], in[2], out[0]);
+  }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor mask = s.input(1), gs, gv;
     if (s.needs_grad(0)) gs = where(mask, 0.0, g[0]);
@@ -210,7 +225,10 @@ Tensor fill_value(const Tensor& self, const Tensor& value) {
   EMBER_CHECK(value.dim() == 0,
               "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ", value.dim(),
               " dimension(s).");
-  return value.to(self.dtype());
+  Tensor v = value.to(self.dtype());
+  // As in PyTorch, a CPU 0-dim value may fill a CUDA tensor; the copy keeps its gradient.
+  if (v.is_cpu() && self.is_cuda()) v = v.to(self.device());
+  return v;
 }
 
 Tensor masked_fill_in(const Tensor& self, const Tensor& mask, const Tensor& value, bool tensor_value) {

@@ -1,9 +1,11 @@
 // Unary elementwise math ops: neg, abs, exp/log families, roots, trig, rounding, logical_not,
-// nan_to_num and the isnan predicates. Each op: its formula, CPU kernel and backward in one
+// nan_to_num and the isnan predicates. Each op: its formula, CPU kernel, CUDA map (the same
+// formula in cuda/unary_math.cu or cuda/unary_numeric.cu, named by kCuda) and backward in one
 // struct; backward reuses the saved output where the derivative is a function of it.
 // Activations and clamp live in activation.cpp; shared helpers in unary_internal.h.
 #include "ember/core/ops/unary.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -29,10 +31,53 @@ struct Masked final : UnaryOp {
       cpu::binary_kernel<T, T, uint8_t>(t, mask, out, [](T v, uint8_t m) { return m ? v : static_cast<T>(0.0f); });
     });
   }
+  void cuda(const Tensor& t, Tensor& out) const override {
+    check_float_dtype(name(), out.dtype());
+    cuda::masked(t, mask, out);
+  }
   Tensor backward(const SavedTensors&, const Tensor& grad) const override { return masked(grad, mask); }
 };
 
 Tensor masked(const Tensor& t, const Tensor& mask) { return same_dtype_unary(t, Masked{mask}); }
+
+// The test is picked once per call (visit_test_kind), outside the loop; only `negate` is read
+// per element, as an xor the compiler vectorizes.
+Tensor const_mask(const Tensor& x, const ValueTest& test) {
+  Tensor out = empty(x.sizes(), TensorOptions().dtype(kBool).device(x.device()));
+  check_float_dtype("mask", x.dtype());
+  if (x.is_cuda()) {
+    cuda::value_test(test, x, out);
+    return out;
+  }
+  visit_float_dtype(x.dtype(), "mask", [&]<typename T>() {
+    using M = opmath_t<T>;
+    const M a = static_cast<M>(test.a), b = static_cast<M>(test.b);
+    const bool negate = test.negate;
+    visit_test_kind(test.kind, [&]<TestKind K>() {
+      cpu::unary_kernel<bool, T>(x, out, [=](T v) { return passes<K>(static_cast<M>(v), a, b) != negate; });
+    });
+  });
+  return out;
+}
+
+Tensor const_select(const Tensor& x, const ValueTest& test, double if_true, double if_false) {
+  Tensor out = empty(x.sizes(), x.options());
+  check_float_dtype("const_select", x.dtype());
+  if (x.is_cuda()) {
+    cuda::value_select(test, if_true, if_false, x, out);
+    return out;
+  }
+  visit_float_dtype(x.dtype(), "const_select", [&]<typename T>() {
+    using M = opmath_t<T>;
+    const M a = static_cast<M>(test.a), b = static_cast<M>(test.b);
+    const T yes = static_cast<T>(static_cast<M>(if_true)), no = static_cast<T>(static_cast<M>(if_false));
+    const bool negate = test.negate;
+    visit_test_kind(test.kind, [&]<TestKind K>() {
+      cpu::unary_kernel<T, T>(x, out, [=](T v) { return passes<K>(static_cast<M>(v), a, b) != negate ? yes : no; });
+    });
+  });
+  return out;
+}
 
 }  // namespace unary_impl
 
@@ -44,6 +89,10 @@ constexpr double kTwoOverSqrtPi = 1.128379167095512573896;  // d/dx erf(x) = 2/s
 
 // ---- sign-like ----------------------------------------------------------------------------
 
+constexpr const char* kNegBoolMessage =
+    "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
+    "the `~` or `logical_not()` operator instead.";
+
 // neg: d/dx (-x) = -1.
 struct Neg final : UnaryOp {
   const char* name() const override { return "neg"; }
@@ -52,18 +101,22 @@ struct Neg final : UnaryOp {
   void cpu(const Tensor& x, Tensor& out) const override {
     visit_dtype(out.dtype(), [&]<typename T>() {
       if constexpr (std::is_same_v<T, bool>) {
-        detail::throw_error("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-                            "to invert a mask, use the `~` or `logical_not()` operator instead.");
+        detail::throw_error(kNegBoolMessage);
       } else {
         cpu::unary_kernel<T, T>(x, out, [](T v) { return static_cast<T>(-static_cast<opmath_t<T>>(v)); });
       }
     });
+  }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    EMBER_CHECK(out.dtype() != kBool, kNegBoolMessage);
+    cuda::unary(cuda::UnaryFn::kNeg, x, out);
   }
   Tensor backward(const SavedTensors&, const Tensor& grad) const override { return -grad; }
 };
 
 // abs: d/dx |x| = sign(x), 0 at 0 (PyTorch's convention).
 struct Abs final : NumericMap<Abs> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kAbs;
   const char* name() const override { return "abs"; }
   template <class M> M f(M v) const {
     if constexpr (std::is_unsigned_v<M>) return v;
@@ -92,11 +145,13 @@ struct Sign final : UnaryOp {
         });
     });
   }
+  void cuda(const Tensor& x, Tensor& out) const override { cuda::unary(cuda::UnaryFn::kSign, x, out); }
   Tensor backward(const SavedTensors&, const Tensor& g) const override { return zeros_like(g); }
 };
 
 // square (PyTorch records it as pow(x, 2)): d/dx x^2 = 2x.
 struct Square final : NumericMap<Square> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kSquare;
   const char* name() const override { return "pow"; }
   template <class M> M f(M v) const { return static_cast<M>(v * v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g * (s.input(0) * 2); }
@@ -106,6 +161,7 @@ struct Square final : NumericMap<Square> {
 
 // exp: d/dx e^x = e^x, so backward reuses the saved output.
 struct Exp final : FloatMap<Exp> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kExp;
   const char* name() const override { return "exp"; }
   Save saves() const override { return Save::kOutputs; }
   auto f(auto v) const { return std::exp(v); }
@@ -114,6 +170,7 @@ struct Exp final : FloatMap<Exp> {
 
 // exp2: d/dx 2^x = 2^x ln 2.
 struct Exp2 final : FloatMap<Exp2> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kExp2;
   const char* name() const override { return "exp2"; }
   Save saves() const override { return Save::kOutputs; }
   auto f(auto v) const { return std::exp2(v); }
@@ -122,6 +179,7 @@ struct Exp2 final : FloatMap<Exp2> {
 
 // expm1: d/dx (e^x - 1) = e^x = result + 1.
 struct Expm1 final : FloatMap<Expm1> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kExpm1;
   const char* name() const override { return "expm1"; }
   Save saves() const override { return Save::kOutputs; }
   auto f(auto v) const { return std::expm1(v); }
@@ -130,6 +188,7 @@ struct Expm1 final : FloatMap<Expm1> {
 
 // log: d/dx ln x = 1/x.
 struct Log final : FloatMap<Log> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kLog;
   const char* name() const override { return "log"; }
   auto f(auto v) const { return std::log(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g / s.input(0); }
@@ -137,6 +196,7 @@ struct Log final : FloatMap<Log> {
 
 // log2: d/dx log2 x = 1/(x ln 2).
 struct Log2 final : FloatMap<Log2> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kLog2;
   const char* name() const override { return "log2"; }
   auto f(auto v) const { return std::log2(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g / (s.input(0) * kLn2); }
@@ -144,6 +204,7 @@ struct Log2 final : FloatMap<Log2> {
 
 // log10: d/dx log10 x = 1/(x ln 10).
 struct Log10 final : FloatMap<Log10> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kLog10;
   const char* name() const override { return "log10"; }
   auto f(auto v) const { return std::log10(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g / (s.input(0) * kLn10); }
@@ -151,6 +212,7 @@ struct Log10 final : FloatMap<Log10> {
 
 // log1p: d/dx ln(1 + x) = 1/(1 + x).
 struct Log1p final : FloatMap<Log1p> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kLog1p;
   const char* name() const override { return "log1p"; }
   auto f(auto v) const { return std::log1p(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g / (s.input(0) + 1); }
@@ -160,6 +222,7 @@ struct Log1p final : FloatMap<Log1p> {
 
 // sqrt: d/dx sqrt(x) = 1/(2 sqrt(x)) = 1/(2 result).
 struct Sqrt final : FloatMap<Sqrt> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kSqrt;
   const char* name() const override { return "sqrt"; }
   Save saves() const override { return Save::kOutputs; }
   auto f(auto v) const { return std::sqrt(v); }
@@ -168,6 +231,7 @@ struct Sqrt final : FloatMap<Sqrt> {
 
 // rsqrt: d/dx x^{-1/2} = -1/2 x^{-3/2} = -1/2 result^3.
 struct Rsqrt final : FloatMap<Rsqrt> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kRsqrt;
   const char* name() const override { return "rsqrt"; }
   Save saves() const override { return Save::kOutputs; }
   auto f(auto v) const { return decltype(v)(1) / std::sqrt(v); }
@@ -179,6 +243,7 @@ struct Rsqrt final : FloatMap<Rsqrt> {
 
 // reciprocal: d/dx 1/x = -1/x^2 = -result^2.
 struct Reciprocal final : FloatMap<Reciprocal> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kReciprocal;
   const char* name() const override { return "reciprocal"; }
   Save saves() const override { return Save::kOutputs; }
   auto f(auto v) const { return decltype(v)(1) / v; }
@@ -192,6 +257,7 @@ struct Reciprocal final : FloatMap<Reciprocal> {
 
 // sin: d/dx sin x = cos x.
 struct Sin final : FloatMap<Sin> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kSin;
   const char* name() const override { return "sin"; }
   auto f(auto v) const { return std::sin(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g * s.input(0).cos(); }
@@ -199,6 +265,7 @@ struct Sin final : FloatMap<Sin> {
 
 // cos: d/dx cos x = -sin x.
 struct Cos final : FloatMap<Cos> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kCos;
   const char* name() const override { return "cos"; }
   auto f(auto v) const { return std::cos(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g * s.input(0).sin().neg(); }
@@ -206,6 +273,7 @@ struct Cos final : FloatMap<Cos> {
 
 // tan: d/dx tan x = 1 + tan^2 x = 1 + result^2.
 struct Tan final : FloatMap<Tan> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kTan;
   const char* name() const override { return "tan"; }
   Save saves() const override { return Save::kOutputs; }
   auto f(auto v) const { return std::tan(v); }
@@ -217,6 +285,7 @@ struct Tan final : FloatMap<Tan> {
 
 // asin: d/dx asin x = 1/sqrt(1 - x^2).
 struct Asin final : FloatMap<Asin> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kAsin;
   const char* name() const override { return "asin"; }
   auto f(auto v) const { return std::asin(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
@@ -227,6 +296,7 @@ struct Asin final : FloatMap<Asin> {
 
 // acos: d/dx acos x = -1/sqrt(1 - x^2).
 struct Acos final : FloatMap<Acos> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kAcos;
   const char* name() const override { return "acos"; }
   auto f(auto v) const { return std::acos(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
@@ -237,6 +307,7 @@ struct Acos final : FloatMap<Acos> {
 
 // atan: d/dx atan x = 1/(1 + x^2).
 struct Atan final : FloatMap<Atan> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kAtan;
   const char* name() const override { return "atan"; }
   auto f(auto v) const { return std::atan(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
@@ -247,6 +318,7 @@ struct Atan final : FloatMap<Atan> {
 
 // sinh: d/dx sinh x = cosh x.
 struct Sinh final : FloatMap<Sinh> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kSinh;
   const char* name() const override { return "sinh"; }
   auto f(auto v) const { return std::sinh(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g * s.input(0).cosh(); }
@@ -254,6 +326,7 @@ struct Sinh final : FloatMap<Sinh> {
 
 // cosh: d/dx cosh x = sinh x.
 struct Cosh final : FloatMap<Cosh> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kCosh;
   const char* name() const override { return "cosh"; }
   auto f(auto v) const { return std::cosh(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g * s.input(0).sinh(); }
@@ -261,6 +334,7 @@ struct Cosh final : FloatMap<Cosh> {
 
 // tanh: d/dx tanh x = 1 - tanh^2 x = 1 - result^2.
 struct Tanh final : FloatMap<Tanh> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kTanh;
   const char* name() const override { return "tanh"; }
   Save saves() const override { return Save::kOutputs; }
   auto f(auto v) const { return std::tanh(v); }
@@ -272,6 +346,7 @@ struct Tanh final : FloatMap<Tanh> {
 
 // sigmoid: 1/(1 + e^{-x}); d/dx = s(1 - s) with s the saved result.
 struct Sigmoid final : FloatMap<Sigmoid> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kSigmoid;
   const char* name() const override { return "sigmoid"; }
   Save saves() const override { return Save::kOutputs; }
   auto f(auto v) const { return decltype(v)(1) / (decltype(v)(1) + std::exp(-v)); }
@@ -283,6 +358,7 @@ struct Sigmoid final : FloatMap<Sigmoid> {
 
 // erf: d/dx erf x = 2/sqrt(pi) e^{-x^2}.
 struct Erf final : FloatMap<Erf> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kErf;
   const char* name() const override { return "erf"; }
   auto f(auto v) const { return std::erf(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
@@ -293,6 +369,7 @@ struct Erf final : FloatMap<Erf> {
 
 // erfc: d/dx (1 - erf x) = -2/sqrt(pi) e^{-x^2}.
 struct Erfc final : FloatMap<Erfc> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kErfc;
   const char* name() const override { return "erfc"; }
   auto f(auto v) const { return std::erfc(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
@@ -316,19 +393,23 @@ struct Rounding : NumericMap<D> {
 };
 
 struct Floor final : Rounding<Floor> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kFloor;
   const char* name() const override { return "floor"; }
   static auto round(auto v) { return std::floor(v); }
 };
 struct Ceil final : Rounding<Ceil> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kCeil;
   const char* name() const override { return "ceil"; }
   static auto round(auto v) { return std::ceil(v); }
 };
 // round: halves go to the even neighbour (nearbyint in the default rounding mode), as PyTorch.
 struct Round final : Rounding<Round> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kRound;
   const char* name() const override { return "round"; }
   static auto round(auto v) { return std::nearbyint(v); }
 };
 struct Trunc final : Rounding<Trunc> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kTrunc;
   const char* name() const override { return "trunc"; }
   static auto round(auto v) { return std::trunc(v); }
 };
@@ -336,6 +417,7 @@ struct Trunc final : Rounding<Trunc> {
 // round(x, decimals): PyTorch scales by 10^|decimals|, rounds half to even, and scales back
 // (dividing for negative decimals). Floating dtypes only. Gradient zero.
 struct RoundDecimals final : FloatMap<RoundDecimals> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kRoundDecimals;
   bool negative;
   double ten_pow;
   explicit RoundDecimals(int64_t decimals)
@@ -346,11 +428,13 @@ struct RoundDecimals final : FloatMap<RoundDecimals> {
     auto p = static_cast<decltype(v)>(ten_pow);
     return negative ? std::nearbyint(v / p) * p : std::nearbyint(v * p) / p;
   }
+  cuda::UnaryArgs cuda_args() const { return {ten_pow, negative ? 1.0 : 0.0}; }
   Tensor backward(const SavedTensors&, const Tensor& g) const override { return zeros_like(g); }
 };
 
 // frac: x - trunc(x); d/dx = 1.
 struct Frac final : FloatMap<Frac> {
+  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kFrac;
   const char* name() const override { return "frac"; }
   Save saves() const override { return Save::kNothing; }
   auto f(auto v) const { return v - std::trunc(v); }
@@ -372,6 +456,7 @@ struct LogicalNot final : UnaryOp {
       else cpu::unary_kernel<T, T>(x, out, [is_zero](T v) { return static_cast<T>(is_zero(v) ? 1 : 0); });
     });
   }
+  void cuda(const Tensor& x, Tensor& out) const override { cuda::logical_not(x, out); }
   Tensor backward(const SavedTensors&, const Tensor& g) const override { return zeros_like(g); }
 };
 
@@ -383,12 +468,16 @@ struct NanToNum final : UnaryOp {
       : nan(n), posinf(p), neginf(m) {}
   const char* name() const override { return "nan_to_num"; }
   bool elementwise() const override { return true; }
+  /// What nan, +inf and -inf become, in the output dtype T.
+  template <class T>
+  std::array<T, 3> replacements() const {
+    return {static_cast<T>(nan.value_or(0.0)), posinf ? static_cast<T>(*posinf) : std::numeric_limits<T>::max(),
+            neginf ? static_cast<T>(*neginf) : std::numeric_limits<T>::lowest()};
+  }
   void cpu(const Tensor& x, Tensor& out) const override {
     visit_float_dtype(out.dtype(), name(), [&]<typename T>() {
       using M = opmath_t<T>;
-      T nan_v = static_cast<T>(nan.value_or(0.0));
-      T pos_v = posinf ? static_cast<T>(*posinf) : std::numeric_limits<T>::max();
-      T neg_v = neginf ? static_cast<T>(*neginf) : std::numeric_limits<T>::lowest();
+      auto [nan_v, pos_v, neg_v] = replacements<T>();
       cpu::unary_kernel<T, T>(x, out, [=](T v) {
         M m = static_cast<M>(v);
         if (std::isnan(m)) return nan_v;
@@ -397,27 +486,34 @@ struct NanToNum final : UnaryOp {
       });
     });
   }
+  // The kernel gets the replacements already rounded to the dtype, so that it writes the very
+  // values the CPU does.
+  void cuda(const Tensor& x, Tensor& out) const override {
+    cuda::UnaryArgs args = visit_float_dtype(out.dtype(), name(), [&]<typename T>() {
+      auto [nan_v, pos_v, neg_v] = replacements<T>();
+      auto exact = [](T v) { return static_cast<double>(static_cast<opmath_t<T>>(v)); };
+      return cuda::UnaryArgs{exact(nan_v), exact(pos_v), exact(neg_v)};
+    });
+    cuda::unary(cuda::UnaryFn::kNanToNum, x, out, args);
+  }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
-    return masked(g, const_mask(s.input(0), [](auto v) { return std::isfinite(v); }));
+    return masked(g, const_mask(s.input(0), {TestKind::kIsFinite}));
   }
 };
 
-/// A predicate over floating values producing bool (isnan, isinf, isfinite): no gradient.
-template <class Pred>
-Tensor float_predicate(const Tensor& x, bool integer_result, const Pred& pred) {
-  Tensor out = empty(x.sizes(), TensorOptions().dtype(kBool).device(x.device()));
-  if (!x.is_floating_point()) return out.fill_(integer_result);
-  visit_float_dtype(x.dtype(), "isnan", [&]<typename T>() {
-    cpu::unary_kernel<bool, T>(x, out, [&pred](T v) { return pred(static_cast<opmath_t<T>>(v)); });
-  });
-  return out;
+/// A test of floating values producing bool (isnan, isinf, isfinite): no gradient. Integers
+/// and bools are never nan or inf.
+Tensor float_predicate(const Tensor& x, bool integer_result, TestKind kind) {
+  if (!x.is_floating_point())
+    return empty(x.sizes(), TensorOptions().dtype(kBool).device(x.device())).fill_(integer_result);
+  return const_mask(x, {kind});
 }
 
 }  // namespace
 
-Tensor isnan(const Tensor& x) { return float_predicate(x, false, [](auto v) { return std::isnan(v); }); }
-Tensor isinf(const Tensor& x) { return float_predicate(x, false, [](auto v) { return std::isinf(v); }); }
-Tensor isfinite(const Tensor& x) { return float_predicate(x, true, [](auto v) { return std::isfinite(v); }); }
+Tensor isnan(const Tensor& x) { return float_predicate(x, false, TestKind::kIsNan); }
+Tensor isinf(const Tensor& x) { return float_predicate(x, false, TestKind::kIsInf); }
+Tensor isfinite(const Tensor& x) { return float_predicate(x, true, TestKind::kIsFinite); }
 Tensor Tensor::isnan() const { return ember::isnan(*this); }
 Tensor Tensor::isinf() const { return ember::isinf(*this); }
 Tensor Tensor::isfinite() const { return ember::isfinite(*this); }
@@ -425,8 +521,7 @@ Tensor Tensor::isfinite() const { return ember::isfinite(*this); }
 // ---- sign-like ----------------------------------------------------------------------------------
 
 Tensor neg(const Tensor& x) {
-  EMBER_CHECK(x.dtype() != kBool, "Negation, the `-` operator, on a bool tensor is not supported. If you are "
-              "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  EMBER_CHECK(x.dtype() != kBool, kNegBoolMessage);
   return same_dtype_unary<Neg>(x);
 }
 Tensor negative(const Tensor& x) { return neg(x); }

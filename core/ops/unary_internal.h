@@ -8,7 +8,9 @@
 #include "ember/core/cpu/loops.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/creation.h"
+#include "ember/core/ops/value_test.h"
 #include "ember/core/type_promotion.h"
+#include "ember/cuda/unary.h"
 
 namespace ember::unary_impl {
 
@@ -21,7 +23,20 @@ void float_kernel(const char* name, const Tensor& x, Tensor& out, const F& f) {
   });
 }
 
-/// Base of floating-point maps (sin, sigmoid, gelu, ...): D::f(v) gets an opmath value.
+/// Raises "<name>" not implemented for '<Type>' unless t is floating (float_kernel's check,
+/// for the CUDA paths).
+inline void check_float_dtype(const char* name, ScalarType t) {
+  visit_float_dtype(t, name, []<typename>() {});
+}
+
+/// Raises "<name>" not implemented for 'Bool' (NumericMap's check, for the CUDA paths).
+inline void check_not_bool(const char* name, ScalarType t) {
+  if (t == kBool) detail::throw_error(detail::str_cat("\"", name, "\" not implemented for 'Bool'"));
+}
+
+/// Base of floating-point maps (sin, sigmoid, gelu, ...): D::f(v) gets an opmath value on the
+/// CPU; on CUDA the map D::kCuda of cuda/unary.h computes the same formula, with the
+/// parameters D::cuda_args() returns.
 template <class D>
 struct FloatMap : UnaryOp {
   bool elementwise() const override { return true; }
@@ -29,10 +44,17 @@ struct FloatMap : UnaryOp {
     const D& d = static_cast<const D&>(*this);
     float_kernel(name(), x, out, [&d](auto v) { return d.f(v); });
   }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    check_float_dtype(name(), out.dtype());
+    cuda::unary(D::kCuda, x, out, static_cast<const D&>(*this).cuda_args());
+  }
+  /// Parametrised maps (leaky_relu's slope, ...) hide this.
+  cuda::UnaryArgs cuda_args() const { return {}; }
 };
 
 /// Base of maps defined for every dtype but bool (abs, floor, relu, ...): D::f(v) gets the
 /// integer itself or the opmath value of a float; bool raises "<name>" not implemented.
+/// CUDA as FloatMap's.
 template <class D>
 struct NumericMap : UnaryOp {
   bool elementwise() const override { return true; }
@@ -46,6 +68,11 @@ struct NumericMap : UnaryOp {
       }
     });
   }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    check_not_bool(name(), out.dtype());
+    cuda::unary(D::kCuda, x, out, static_cast<const D&>(*this).cuda_args());
+  }
+  cuda::UnaryArgs cuda_args() const { return {}; }
 };
 
 /// An op that maps integers to the default float dtype (exp, log, sin, ...).
@@ -68,25 +95,14 @@ Tensor same_dtype_unary(const Tensor& x, OpT op = {}) {
   return run_op(std::move(op), {x}, OutSpec{DimVector(x.sizes()), x.dtype()});
 }
 
-/// pred(v) over a floating tensor as a bool tensor, outside autograd: the masks that route
+/// test(v) over a floating tensor as a bool tensor, outside autograd: the masks that route
 /// gradients of piecewise ops. They are constants of the forward input, so their own
 /// derivative is zero and double backward needs nothing from them.
-template <class Pred>
-Tensor const_mask(const Tensor& x, const Pred& pred) {
-  Tensor out = empty(x.sizes(), TensorOptions().dtype(kBool).device(x.device()));
-  visit_float_dtype(x.dtype(), "mask", [&]<typename T>() {
-    cpu::unary_kernel<bool, T>(x, out, [&pred](T v) { return static_cast<bool>(pred(static_cast<opmath_t<T>>(v))); });
-  });
-  return out;
-}
+Tensor const_mask(const Tensor& x, const ValueTest& test);
 
-/// f(v) over a floating tensor, same dtype, outside autograd (a constant gradient factor).
-template <class F>
-Tensor const_map(const Tensor& x, const F& f) {
-  Tensor out = empty(x.sizes(), x.options());
-  float_kernel("const_map", x, out, f);
-  return out;
-}
+/// test(v) ? if_true : if_false over a floating tensor, same dtype, outside autograd (a
+/// constant gradient factor).
+Tensor const_select(const Tensor& x, const ValueTest& test, double if_true, double if_false);
 
 /// where(mask, t, 0), differentiable in t. Unlike t * mask it yields exact zeros where the
 /// mask is false even when t holds inf or nan there (as PyTorch's threshold_backward does).

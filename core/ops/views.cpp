@@ -100,13 +100,15 @@ struct Geometry {
     }
     return last + 1;
   }
-  /// The storage position of every element, relative to `base`, as an int64 tensor of `sizes`.
-  Tensor positions(int64_t base) const {
-    Tensor pos = full({}, offset - base, kLong);
+  /// The storage position of every element, relative to `base`, as an int64 tensor of `sizes`
+  /// on `device` (the gradient's, which index_add needs its index on).
+  Tensor positions(int64_t base, Device device) const {
+    TensorOptions opts = TensorOptions().dtype(kLong).device(device);
+    Tensor pos = full({}, offset - base, opts);
     for (size_t d = 0; d < sizes.size(); ++d) {
       DimVector shape(sizes.size(), 1);
       shape[d] = sizes[d];
-      pos = pos + arange(sizes[d], kLong).view(shape) * strides[d];
+      pos = pos + arange(sizes[d], opts).view(shape) * strides[d];
     }
     return pos;
   }
@@ -123,7 +125,7 @@ struct AsStrided final : ViewOpBase {
   Tensor backward(const SavedTensors&, const Tensor& grad) const override {
     int64_t lo = std::min(input.offset, view.offset), hi = std::max(input.end(), view.end());
     Tensor buffer = zeros({std::max<int64_t>(hi - lo, 0)}, grad.options())
-                        .index_add(0, view.positions(lo).reshape({-1}), grad.reshape({-1}));
+                        .index_add(0, view.positions(lo, grad.device()).reshape({-1}), grad.reshape({-1}));
     return buffer.as_strided(input.sizes, input.strides, input.offset - lo);
   }
 };
@@ -428,7 +430,8 @@ struct Unfold final : ViewOpBase {
   const char* name() const override { return "unfold"; }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
     int64_t windows = grad.size(dim);
-    Tensor positions = (arange(windows, kLong) * step).unsqueeze(1) + arange(size, kLong);
+    TensorOptions opts = TensorOptions().dtype(kLong).device(grad.device());
+    Tensor positions = (arange(windows, opts) * step).unsqueeze(1) + arange(size, opts);
     Tensor g = grad.movedim(-1, dim + 1);  // [..., windows, size, ...]
     DimVector merged(g.sizes());
     merged[dim] = windows * size;

@@ -1,0 +1,468 @@
+#!/usr/bin/env bash
+# The GPU check: one command that checks everything CUDA in ember on a machine with an NVIDIA
+# GPU and no network. It configures and builds ember with CUDA (sm_90), runs the whole ctest
+# suite, runs the CUDA tests under compute-sanitizer's memcheck, runs the CUDA benchmarks (and
+# PyTorch's side of them when python3 has torch), and writes one report file with a summary
+# on top. Every stage has a time limit, so the whole fits in 8 minutes on an H200 with 16
+# cores; a stage that fails is recorded and the next one still runs (without a build, there
+# is nothing to test). Without a GPU it still builds and runs the CPU tests and says which
+# CUDA stages it skipped. See scripts/GPU_CHECK.md.
+#
+# Usage: scripts/gpu_check.sh [options]
+#   --deps DIR        build dependencies from scripts/prepare_gpu_deps.sh (default:
+#                     shared/gpu-deps when it exists; else the system's packages)
+#   --build-dir DIR   default build-gpu
+#   --report FILE     default $OUT/gpu_check_report.txt when OUT is set, else
+#                     <build-dir>/gpu_check_report.txt
+#   -j N              build jobs (default: the number of cores)
+#   --budget S        seconds for the whole check (default 470)
+#   --examples        also build the examples (their smoke test needs the dataset package)
+# Exit status: 0 when every stage that ran passed, 1 otherwise.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+repo=$(pwd)
+
+deps="" build_dir=build-gpu report="" jobs=$(nproc) budget=470 examples=OFF
+while [ $# -gt 0 ]; do
+  case $1 in
+    --deps) deps=$2; shift 2 ;;
+    --build-dir) build_dir=$2; shift 2 ;;
+    --report) report=$2; shift 2 ;;
+    -j) jobs=$2; shift 2 ;;
+    -j*) jobs=${1#-j}; shift ;;
+    --budget) budget=$2; shift 2 ;;
+    --examples) examples=ON; shift ;;
+    -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "gpu_check: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+[ -z "$deps" ] && [ -d shared/gpu-deps/usr ] && deps=shared/gpu-deps
+[ -n "$deps" ] && deps=$(cd "$deps" && pwd)
+mkdir -p "$build_dir" && build_dir=$(cd "$build_dir" && pwd)
+logs=$build_dir/gpu_check_logs
+rm -rf "$logs" && mkdir -p "$logs"
+if [ -z "$report" ]; then
+  if [ -n "${OUT:-}" ]; then report=$OUT/gpu_check_report.txt; else report=$build_dir/gpu_check_report.txt; fi
+fi
+mkdir -p "$(dirname "$report")"
+
+t_start=$(date +%s)
+deadline=$((t_start + budget))
+elapsed() { echo $(($(date +%s) - t_start)); }
+say() { echo "[gpu_check $(printf '%3d' "$(elapsed)")s] $*"; }
+
+# ---- the report: a summary table on top, each stage's details below -----------------------
+stage_names=() stage_status=() stage_secs=() stage_notes=()
+details=$logs/details.txt
+: > "$details"
+header_lines=()
+
+# Rewritten after every stage, so a check cut off from outside still leaves a report.
+write_report() {
+  local tmp=$report.tmp i overall=PASS
+  for i in "${!stage_status[@]}"; do
+    case ${stage_status[$i]} in FAIL | TIMEOUT) overall=FAIL ;; esac
+  done
+  {
+    echo "ember GPU check: $overall$([ "$have_gpu" = 0 ] && echo ' (NO GPU: the CUDA stages were skipped)')    ($(date -u '+%Y-%m-%d %H:%M UTC'), $(elapsed) s of a $budget s budget)"
+    printf '%s\n' "${header_lines[@]}"
+    echo
+    printf '%-22s %-8s %6s  %s\n' stage status time details
+    printf '%-22s %-8s %6s  %s\n' ---------------------- -------- ------ -------
+    for i in "${!stage_names[@]}"; do
+      printf '%-22s %-8s %5ss  %s\n' "${stage_names[$i]}" "${stage_status[$i]}" "${stage_secs[$i]}" "${stage_notes[$i]}"
+    done
+    echo
+    echo "status: ok = passed, FAIL = failed, TIMEOUT = stopped at its time limit, skip = not run (why in details)"
+    echo "full logs on the machine that ran the check: $logs"
+    echo
+    cat "$details"
+  } > "$tmp" && mv "$tmp" "$report"
+}
+
+record() {  # record NAME STATUS SECONDS NOTE
+  stage_names+=("$1") stage_status+=("$2") stage_secs+=("$3") stage_notes+=("$4")
+  say "$1: $2 ($3 s) $4"
+  write_report
+}
+
+section() {  # section TITLE: a heading in the details part of the report
+  printf '\n==== %s ====\n' "$1" >> "$details"
+}
+
+# Appends a log to the details: all of it when short, else its first and last lines.
+attach_log() {  # attach_log FILE [LINES]
+  local f=$1 n=${2:-150} total
+  total=$(wc -l < "$f")
+  if [ "$total" -le $((2 * n)) ]; then
+    cat "$f" >> "$details"
+  else
+    { head -n "$n" "$f"; echo "... ($((total - 2 * n)) lines left out; all of them in $f) ..."; tail -n "$n" "$f"; } >> "$details"
+  fi
+}
+
+# Seconds a stage may run: at most MAX, and never into the KEEP seconds kept for later stages.
+# Both are sized for the default budget of 470 s on an H200 with 16 cores and scale with
+# --budget (a slower machine gets a larger budget and every stage more time).
+stage_limit() {  # stage_limit MAX KEEP
+  local max=$(($1 * budget / 470)) keep=$(($2 * budget / 470)) left
+  left=$((deadline - $(date +%s) - keep))
+  [ "$left" -lt "$max" ] && echo "$left" || echo "$max"
+}
+
+# Runs a command under `timeout`, output to LOG, printing the log's last line every 20 s so
+# the progress shows. Sets run_rc (124: stopped at the limit) and run_secs.
+run_logged() {  # run_logged LIMIT LOG cmd...
+  local limit=$1 log=$2 t0 pid last=""
+  shift 2
+  [ "$limit" -ge 1 ] || limit=1  # timeout 0 would mean no limit at all
+  t0=$(date +%s)
+  timeout -k 10 "$limit" "$@" > "$log" 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+    if kill -0 "$pid" 2>/dev/null; then
+      last=$(tail -n 1 "$log" 2>/dev/null | cut -c1-150)
+      say "  ... $(($(date +%s) - t0)) s: $last"
+    fi
+  done
+  wait "$pid"
+  run_rc=$?
+  run_secs=$(($(date +%s) - t0))
+}
+
+# ---- stage 1: the machine --------------------------------------------------------------
+say "ember GPU check: report $report"
+t0=$(date +%s)
+env_log=$logs/environment.txt
+orig_ld_library_path=${LD_LIBRARY_PATH-}  # PyTorch runs with this one (see find_cuda_lib)
+gpu_list=$(timeout 30 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || true)
+have_gpu=0
+[ -n "$gpu_list" ] && have_gpu=1
+{
+  echo "\$ nvidia-smi"
+  timeout 30 nvidia-smi 2>&1 || echo "(nvidia-smi: not found or failed)"
+} > "$env_log" 2>&1
+
+# nvcc: PATH, then $CUDA_HOME/bin, /usr/local/cuda/bin, /usr/local/cuda-*/bin.
+nvcc=$(command -v nvcc || true)
+for c in ${CUDA_HOME:+"$CUDA_HOME/bin/nvcc"} /usr/local/cuda/bin/nvcc /usr/local/cuda-*/bin/nvcc; do
+  [ -z "$nvcc" ] && [ -x "$c" ] && nvcc=$c
+done
+cuda_home=""
+[ -n "$nvcc" ] && cuda_home=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
+sanitizer=$(command -v compute-sanitizer || true)
+for c in ${cuda_home:+"$cuda_home/bin/compute-sanitizer" "$cuda_home/compute-sanitizer/compute-sanitizer"}; do
+  [ -z "$sanitizer" ] && [ -x "$c" ] && sanitizer=$c
+done
+# CMake and ninja: PATH, else beside python3 (pip's cmake and ninja packages).
+py=$(command -v python3 || true)
+for tool in cmake ninja ctest; do
+  if ! command -v "$tool" >/dev/null && [ -n "$py" ]; then
+    pybin=$(dirname "$("$py" -c 'import sys; print(sys.executable)' 2>/dev/null || echo "$py")")
+    [ -x "$pybin/$tool" ] && export PATH="$PATH:$pybin"
+  fi
+done
+
+# The site-packages folder of an importable package (namespace packages have no __file__).
+py_pkg_dir() {
+  [ -n "$py" ] || return 1
+  timeout 60 "$py" -c "import importlib, sys; m = importlib.import_module('$1'); print(list(m.__path__)[0])" 2>/dev/null
+}
+
+# cuDNN and NCCL wherever they are: the CUDA toolkit, the system, or PyTorch's pip packages
+# (nvidia/cudnn, nvidia/nccl). Nothing in this issue's build uses them yet; they are found,
+# reported and exported (<NAME>_ROOT, CMAKE_PREFIX_PATH, LD_LIBRARY_PATH) for the builds of
+# later issues. A pip package ships only versioned libraries (libcudnn.so.9), which
+# find_library does not look for: each one found gets a prefix in the build folder with
+# include/ and lib/ linked to it, plus the unversioned names. PyTorch itself keeps the
+# original LD_LIBRARY_PATH, so that it loads its own cuDNN and NCCL, not these.
+find_cuda_lib() {  # find_cuda_lib HEADER LIBNAME PYMODULE -> "root include_dir lib_dir"
+  local header=$1 lib=$2 mod=$3 root inc libdir d nv pip_root
+  pip_root=$(py_pkg_dir "$mod" || true)
+  if [ -z "$pip_root" ] && nv=$(py_pkg_dir nvidia); then  # another wheel layout (nvidia/cu13/...)
+    d=$(find "$nv" -name "lib$lib.so*" 2>/dev/null | head -n 1)
+    [ -n "$d" ] && pip_root=$(dirname "$(dirname "$d")")
+  fi
+  for root in ${cuda_home:+"$cuda_home"} /usr/local/cuda /usr /usr/local "$pip_root"; do
+    if [ -z "$root" ] || [ ! -d "$root" ]; then continue; fi
+    inc="" libdir=""
+    for d in "$root/include" "$root/include/x86_64-linux-gnu" "$root/targets/x86_64-linux/include"; do
+      [ -z "$inc" ] && [ -f "$d/$header" ] && inc=$d
+    done
+    for d in "$root/lib64" "$root/lib" "$root/lib/x86_64-linux-gnu" "$root/targets/x86_64-linux/lib"; do
+      [ -z "$libdir" ] && compgen -G "$d/lib$lib.so*" >/dev/null && libdir=$d
+    done
+    if [ -n "$inc" ] && [ -n "$libdir" ]; then
+      echo "$root $inc $libdir"
+      return 0
+    fi
+  done
+  return 1
+}
+
+make_prefix() {  # make_prefix NAME INCLUDE_DIR LIB_DIR -> a prefix CMake's find_* understands
+  local p=$build_dir/found-$1 f base
+  rm -rf "$p" && mkdir -p "$p/lib"
+  ln -s "$2" "$p/include"
+  for f in "$3"/lib"$1"*.so*; do
+    base=$(basename "$f")
+    ln -sf "$f" "$p/lib/$base"
+    [ -e "$p/lib/${base%%.so*}.so" ] || ln -s "$f" "$p/lib/${base%%.so*}.so"
+  done
+  echo "$p"
+}
+
+version_from_header() {  # version_from_header FILE MAJOR_MACRO MINOR_MACRO PATCH_MACRO
+  local f=$1 out="" m v
+  for m in "$2" "$3" "$4"; do
+    v=$(grep -m1 -E "#define[[:space:]]+${m}[[:space:]]" "$f" 2>/dev/null | awk '{print $3}')
+    out=${out:+$out.}${v:-?}
+  done
+  echo "$out"
+}
+
+extra_prefixes=()
+cudnn_note="not found" nccl_note="not found"
+if found=$(find_cuda_lib cudnn.h cudnn nvidia.cudnn); then
+  read -r root inc libdir <<< "$found"
+  ver_h=$inc/cudnn_version.h; [ -f "$ver_h" ] || ver_h=$inc/cudnn.h
+  ver=$(version_from_header "$ver_h" CUDNN_MAJOR CUDNN_MINOR CUDNN_PATCHLEVEL)
+  CUDNN_ROOT=$(make_prefix cudnn "$inc" "$libdir")
+  export CUDNN_ROOT CUDNN_INCLUDE_DIR=$inc CUDNN_LIBRARY_DIR=$libdir
+  extra_prefixes+=("$CUDNN_ROOT")
+  export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  cudnn_note="$ver in $root"
+fi
+if found=$(find_cuda_lib nccl.h nccl nvidia.nccl); then
+  read -r root inc libdir <<< "$found"
+  ver=$(version_from_header "$inc/nccl.h" NCCL_MAJOR NCCL_MINOR NCCL_PATCH)
+  NCCL_ROOT=$(make_prefix nccl "$inc" "$libdir")
+  export NCCL_ROOT NCCL_INCLUDE_DIR=$inc NCCL_LIBRARY_DIR=$libdir
+  extra_prefixes+=("$NCCL_ROOT")
+  export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  nccl_note="$ver in $root"
+fi
+
+torch_note="no python3"
+if [ -n "$py" ]; then
+  torch_note=$(timeout 120 "$py" -c '
+import torch
+cuda = torch.cuda.is_available()
+print(f"torch {torch.__version__}, CUDA {torch.version.cuda}, GPU seen: {cuda}"
+      + (f", cuDNN {torch.backends.cudnn.version()}, NCCL {\".\".join(map(str, torch.cuda.nccl.version()))}" if cuda else ""))
+' 2>/dev/null || echo "python3 has no usable torch")
+fi
+
+{
+  echo
+  echo "\$ nvcc --version"; { [ -n "$nvcc" ] && "$nvcc" --version; } || echo "nvcc: not found"
+  echo; echo "\$ c++ --version"; c++ --version 2>&1 | head -1
+  echo; echo "\$ cmake --version"; cmake --version 2>&1 | head -1
+  echo; echo "\$ ninja --version"; ninja --version 2>&1
+  echo; echo "compute-sanitizer: ${sanitizer:-not found}"
+  [ -n "$sanitizer" ] && "$sanitizer" --version 2>&1 | tail -n 2
+  echo; echo "cuDNN: $cudnn_note"
+  [ -n "${CUDNN_ROOT:-}" ] && echo "  CUDNN_ROOT=$CUDNN_ROOT -> include $CUDNN_INCLUDE_DIR, lib $CUDNN_LIBRARY_DIR: $(cd "$CUDNN_LIBRARY_DIR" && echo libcudnn.so*)"
+  echo "NCCL: $nccl_note"
+  [ -n "${NCCL_ROOT:-}" ] && echo "  NCCL_ROOT=$NCCL_ROOT -> include $NCCL_INCLUDE_DIR, lib $NCCL_LIBRARY_DIR: $(cd "$NCCL_LIBRARY_DIR" && echo libnccl.so*)"
+  echo "python3: ${py:-not found}; $torch_note"
+  echo; echo "build dependencies: ${deps:-the system packages (no --deps folder)}"
+  [ -n "$deps" ] && cat "$deps/PACKAGES.txt" 2>/dev/null
+  echo; echo "cores: $(nproc); memory: $(free -g 2>/dev/null | awk '/Mem:/ {print $2 " GiB"}'); $(uname -sr)"
+  echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+} >> "$env_log" 2>&1
+
+header_lines+=("GPU: ${gpu_list:-none found (nvidia-smi $(command -v nvidia-smi >/dev/null && echo 'lists no GPU' || echo 'not installed'))}")
+header_lines+=("nvcc: $([ -n "$nvcc" ] && "$nvcc" --version | grep -o 'release [0-9.]*' || echo 'not found')   compute-sanitizer: $([ -n "$sanitizer" ] && echo found || echo 'not found')   cuDNN: $cudnn_note   NCCL: $nccl_note")
+header_lines+=("python3: $torch_note")
+section "environment"
+cat "$env_log" >> "$details"
+record environment ok $(($(date +%s) - t0)) "GPU: $([ $have_gpu = 1 ] && echo "${gpu_list%%,*}" || echo none); nvcc: $([ -n "$nvcc" ] && echo yes || echo no)"
+if [ $have_gpu = 0 ]; then
+  say "no GPU: the CUDA tests, memcheck and benchmarks will be skipped; CUDA code is still built when nvcc is here"
+fi
+
+# ---- stage 2: configure -----------------------------------------------------------------
+prefix_path=$(IFS=';'; echo "${deps:+$deps/usr;}${extra_prefixes[*]}")
+cmake_args=(-S "$repo" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
+  -DEMBER_CUDA_ARCHS=90 -DEMBER_BUILD_BENCH=ON "-DEMBER_BUILD_EXAMPLES=$examples" -DEMBER_BUILD_TESTS=ON
+  "-DCMAKE_PREFIX_PATH=$prefix_path")
+if [ -n "$nvcc" ]; then
+  cmake_args+=(-DEMBER_CUDA=ON "-DCMAKE_CUDA_COMPILER=$nvcc")
+else
+  cmake_args+=(-DEMBER_CUDA=OFF)
+fi
+section "configure"
+echo "\$ cmake ${cmake_args[*]}" >> "$details"
+configured=0
+say "configure (CUDA $([ -n "$nvcc" ] && echo "on, sm_90" || echo "off: no nvcc"))"
+run_logged "$(stage_limit 120 300)" "$logs/configure.log" cmake "${cmake_args[@]}"
+attach_log "$logs/configure.log" 60
+if [ $run_rc = 0 ]; then
+  configured=1
+  found_in=$(grep -E '^(Eigen3_DIR|doctest_DIR|benchmark_DIR|ZLIB_INCLUDE_DIR):' "$build_dir/CMakeCache.txt" | sed 's/:[A-Z]*=/=/' | paste -sd' ')
+  echo "found: $found_in" >> "$details"
+  with_cuda=$(grep -o 'ember: CUDA backend [A-Z]*' "$logs/configure.log" | awk '{print $4}')
+  record configure ok "$run_secs" "CUDA backend ${with_cuda:-?}; benchmarks $(grep -q 'Google Benchmark not found' "$logs/configure.log" && echo 'NOT found' || echo found)"
+else
+  record configure "$([ $run_rc = 124 ] && echo TIMEOUT || echo FAIL)" "$run_secs" "rc $run_rc (see details)"
+fi
+
+# ---- stages 3-4: build: the CUDA targets first, so that a slow or broken build elsewhere
+# still leaves the CUDA tests and benchmarks to run; then everything (-k 0: all that can) ----
+warnings_in() { grep -c -E 'warning[: #]' "$1" 2>/dev/null || true; }
+errors_in() { grep -c -E '(error|Error)[: ]' "$1" 2>/dev/null || true; }
+build_stage() {  # build_stage NAME LOG MAX_SECONDS targets...
+  local name=$1 log=$2 max=$3 limit status
+  shift 3
+  limit=$(stage_limit "$max" 150)
+  section "$name"
+  if [ "$limit" -lt 20 ]; then
+    record "$name" skip 0 "no time left"
+    return
+  fi
+  local target_args=()
+  [ $# -gt 0 ] && target_args=(--target "$@")
+  say "$name: cmake --build -j$jobs ${target_args[*]} (limit ${limit}s)"
+  run_logged "$limit" "$log" cmake --build "$build_dir" -j "$jobs" "${target_args[@]}" -- -k 0
+  {
+    grep -E 'warning[: #]|error[: ]|Error [0-9]|FAILED:' "$log" | head -n 80
+    echo "(last lines of the build log)"
+    tail -n 15 "$log"
+  } >> "$details"
+  case $run_rc in 0) status=ok ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac
+  record "$name" "$status" "$run_secs" "$(warnings_in "$log") warning lines, $(grep -c '^FAILED:' "$log") failed steps"
+}
+if [ $configured = 1 ]; then
+  if [ -n "$nvcc" ]; then
+    cuda_targets=()
+    for t in ember ember_cuda_tests bench_cuda; do
+      ninja -C "$build_dir" -t query "$t" >/dev/null 2>&1 && cuda_targets+=("$t")
+    done
+    build_stage "build (CUDA targets)" "$logs/build_cuda.log" 330 "${cuda_targets[@]}"
+  fi
+  build_stage "build (all)" "$logs/build_all.log" 330
+else
+  record build skip 0 "not configured"
+fi
+
+cuda_test_bin=$build_dir/tests/cuda/ember_cuda_tests
+bench_bin=$build_dir/bench/bench_cuda
+
+# ---- stage 5: the whole ctest suite -------------------------------------------------------
+# Counts from ctest's per-test lines: "  3/97 Test  #3: core.test_x ....   Passed  0.1 sec".
+count_tests() {  # count_tests LOG REGEX_ON_NAME -> "passed failed skipped total"
+  awk -v re="$2" '
+    / Test +#[0-9]+: / {
+      name = $0; sub(/.*#[0-9]+: /, "", name); sub(/ .*/, "", name)
+      if (name !~ re) next
+      total++
+      if ($0 ~ /\*\*\*Skipped|Not Run \(Disabled\)/) skipped++  # "Not Run" alone: no executable
+      else if ($0 ~ / Passed /) passed++
+      else failed++
+    }
+    END { printf "%d %d %d %d\n", passed, failed, skipped, total }' "$1"
+}
+if [ -x "$build_dir/tests/ember_tests" ] || [ -x "$cuda_test_bin" ]; then
+  limit=$(stage_limit 150 90)
+  section "ctest (all)"
+  say "ctest: the whole suite, -j8 (limit ${limit}s)"
+  # OMP_NUM_THREADS: eight test processes at once share the cores.
+  OMP_NUM_THREADS=2 run_logged "$limit" "$logs/ctest.log" ctest --test-dir "$build_dir" --output-on-failure -j8 --timeout $((120 * budget / 470))
+  attach_log "$logs/ctest.log" 200
+  read -r p f s n <<< "$(count_tests "$logs/ctest.log" '.')"
+  read -r cp cf cs cn <<< "$(count_tests "$logs/ctest.log" '^cuda[.]')"
+  note="$p passed, $f failed, $s skipped of $n; CUDA entries (cuda.*): $cp passed, $cf failed, $cs skipped of $cn"
+  if [ $have_gpu = 1 ] && [ "$cn" -gt 0 ] && [ "$cs" = "$cn" ]; then
+    note="$note; the GPU is there but every CUDA entry skipped"
+    run_rc=1
+  elif [ $have_gpu = 0 ] && [ "$cn" -gt 0 ]; then
+    note="$note (no GPU: CUDA entries skipped)"
+  fi
+  case $run_rc in 0) status=ok ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac
+  [ "$f" -gt 0 ] && status=FAIL
+  record "ctest (all)" "$status" "$run_secs" "$note"
+else
+  record "ctest (all)" skip 0 "no test binary was built"
+fi
+
+# ---- stage 6: the CUDA tests under compute-sanitizer memcheck ----------------------------
+# The doctest binary runs every CUDA case in one process; memcheck reports bad device memory
+# accesses and CUDA API errors. EMBER_NO_ALLOCATOR_CACHE=1 asks the allocators not to cache,
+# so an access past a tensor's end cannot land in a cached neighbour unnoticed.
+section "CUDA tests under compute-sanitizer memcheck"
+if [ ! -x "$cuda_test_bin" ]; then
+  record "memcheck (CUDA tests)" skip 0 "ember_cuda_tests was not built"
+elif [ $have_gpu = 0 ]; then
+  "$cuda_test_bin" > "$logs/cuda_tests.log" 2>&1
+  cat "$logs/cuda_tests.log" >> "$details"
+  record "memcheck (CUDA tests)" skip 0 "no GPU: $(grep -o '[0-9]* test cases' "$logs/cuda_tests.log" | head -1 | sed 's/$/ skipped/')"
+else
+  limit=$(stage_limit 180 60)
+  if [ -n "$sanitizer" ]; then
+    cmd=("$sanitizer" --tool memcheck --error-exitcode 86 --print-limit 30 "$cuda_test_bin" --duration=true)
+    name="memcheck (CUDA tests)"
+  else
+    cmd=("$cuda_test_bin" --duration=true)
+    name="CUDA tests (no sanitizer)"
+  fi
+  echo "\$ EMBER_NO_ALLOCATOR_CACHE=1 ${cmd[*]}" >> "$details"
+  say "$name (limit ${limit}s)"
+  EMBER_NO_ALLOCATOR_CACHE=1 run_logged "$limit" "$logs/memcheck.log" "${cmd[@]}"
+  attach_log "$logs/memcheck.log" 120
+  doctest_line=$(grep -E '^\[doctest\] test cases:' "$logs/memcheck.log" | tail -1 | sed 's/^\[doctest\] //; s/  */ /g')
+  san_line=$(grep -E 'ERROR SUMMARY: [0-9]+ error' "$logs/memcheck.log" | tail -1 | sed 's/^=* *//')
+  case $run_rc in 0) status=ok ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac  # 86: memcheck found errors
+  grep -q 'Device not supported' "$logs/memcheck.log" && san_line="compute-sanitizer does not support this device"
+  record "$name" "$status" "$run_secs" "${doctest_line:-no doctest summary}${san_line:+; $san_line}; rc $run_rc"
+fi
+
+# ---- stage 7: the CUDA benchmarks --------------------------------------------------------
+section "CUDA benchmarks (bench/bench_cuda)"
+bench_json=$build_dir/bench_cuda.json
+rm -f "$bench_json"
+if [ ! -x "$bench_bin" ]; then
+  record "bench (ember)" skip 0 "bench_cuda was not built$([ -n "$nvcc" ] || echo ' (no CUDA)')"
+elif [ $have_gpu = 0 ]; then
+  record "bench (ember)" skip 0 "no GPU"
+else
+  limit=$(stage_limit 100 40)
+  say "bench_cuda (limit ${limit}s)"
+  run_logged "$limit" "$logs/bench.log" "$bench_bin" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_min_time=0.2 "--benchmark_out=$bench_json" --benchmark_out_format=json
+  attach_log "$logs/bench.log" 80
+  errors=$(grep -c 'ERROR OCCURRED' "$logs/bench.log" || true)
+  case $run_rc in 0) status=ok ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac
+  [ "$errors" -gt 0 ] && status=FAIL
+  record "bench (ember)" "$status" "$run_secs" "$errors benchmarks with errors; table below"
+fi
+
+# ---- stage 8: the same workloads in PyTorch, side by side ---------------------------------
+section "CUDA benchmarks: ember and PyTorch"
+if [ $have_gpu = 0 ] || [ -z "$py" ]; then
+  record "bench (PyTorch)" skip 0 "$([ $have_gpu = 0 ] && echo 'no GPU' || echo 'no python3')"
+else
+  limit=$(stage_limit 60 0)
+  if [ "$limit" -lt 20 ]; then
+    record "bench (PyTorch)" skip 0 "no time left"
+  else
+    say "PyTorch's side (limit ${limit}s)"
+    ember_json_arg=()
+    [ -f "$bench_json" ] && ember_json_arg=(--ember-json "$bench_json")
+    LD_LIBRARY_PATH=$orig_ld_library_path PYTHONUNBUFFERED=1 run_logged "$limit" "$logs/bench_torch.log" \
+      "$py" scripts/gpu_bench_torch.py "${ember_json_arg[@]}" --json "$build_dir/bench_torch.json"
+    cat "$logs/bench_torch.log" >> "$details"
+    case $run_rc in 0) status=ok ;; 77) status=skip ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac
+    record "bench (PyTorch)" "$status" "$run_secs" "$(grep -m1 '^ember: ' "$logs/bench_torch.log" | sed 's/^ember: bench\/bench_cuda; //')"
+    # The table goes into the summary too.
+    header_lines+=("" "$(sed -n '/^CUDA benchmarks, 256M/,$p' "$logs/bench_torch.log")")
+  fi
+fi
+
+write_report
+[ -n "${OUT:-}" ] && [ -f "$bench_json" ] && cp "$bench_json" "$OUT/" 2>/dev/null
+say "done in $(elapsed) s; report: $report"
+echo
+sed -n '1,/^status: ok = passed/p' "$report"
+grep -q -E '^ember GPU check: PASS' "$report"
