@@ -61,7 +61,8 @@ struct EluFn {
   double alpha, scale, input_scale;
   template <class M>
   __device__ M operator()(M v) const {
-    return v > 0 ? static_cast<M>(scale) * v : static_cast<M>(alpha * scale) * ::expm1(v * static_cast<M>(input_scale));
+    return v > 0 ? static_cast<M>(scale) * v
+                 : static_cast<M>(alpha * scale) * ::expm1(v * static_cast<M>(input_scale));
   }
 };
 
@@ -200,7 +201,8 @@ void value_test(const ValueTest& test, const Tensor& x, const Tensor& out) {
   });
 }
 
-void value_select(const ValueTest& test, double if_true, double if_false, const Tensor& x, const Tensor& out) {
+void value_select(const ValueTest& test, double if_true, double if_false, const Tensor& x,
+                  const Tensor& out) {
   if (out.numel() == 0) return;
   DeviceGuard guard(out.device());
   TensorIter iter(out, {x});

@@ -18,8 +18,10 @@ template <class M>
 struct AddFn {
   M alpha;
   __device__ M operator()(M a, M b) const {
-    if constexpr (is_int_v<M>) return wrap_add(a, wrap_mul(alpha, b));
-    else return static_cast<M>(a + alpha * b);
+    if constexpr (is_int_v<M>)
+      return wrap_add(a, wrap_mul(alpha, b));
+    else
+      return static_cast<M>(a + alpha * b);
   }
 };
 
@@ -27,17 +29,22 @@ template <class M>
 struct SubFn {
   M alpha;
   __device__ M operator()(M a, M b) const {
-    if constexpr (is_int_v<M>) return wrap_sub(a, wrap_mul(alpha, b));
-    else return static_cast<M>(a - alpha * b);
+    if constexpr (is_int_v<M>)
+      return wrap_sub(a, wrap_mul(alpha, b));
+    else
+      return static_cast<M>(a - alpha * b);
   }
 };
 
 template <class M>
 struct MulFn {
   __device__ M operator()(M a, M b) const {
-    if constexpr (std::is_same_v<M, bool>) return a && b;
-    else if constexpr (is_int_v<M>) return wrap_mul(a, b);
-    else return a * b;
+    if constexpr (std::is_same_v<M, bool>)
+      return a && b;
+    else if constexpr (is_int_v<M>)
+      return wrap_mul(a, b);
+    else
+      return a * b;
   }
 };
 
@@ -64,9 +71,12 @@ struct BitwiseFn {
   BinaryFn fn;
   __device__ T operator()(T a, T b) const {
     switch (fn) {
-      case BinaryFn::kBitwiseAnd: return static_cast<T>(a & b);
-      case BinaryFn::kBitwiseOr: return static_cast<T>(a | b);
-      default: return static_cast<T>(a ^ b);
+      case BinaryFn::kBitwiseAnd:
+        return static_cast<T>(a & b);
+      case BinaryFn::kBitwiseOr:
+        return static_cast<T>(a | b);
+      default:
+        return static_cast<T>(a ^ b);
     }
   }
 };
@@ -90,15 +100,20 @@ void add_sub(bool add, const Tensor& a, const Tensor& b, const Tensor& out, cons
   auto run = [&]<typename T>() {
     using M = opmath_t<T>;
     M al = static_cast<M>(alpha.toDouble());  // as the CPU kernel converts it
-    if (add) map2<T>(a, b, out, AddFn<M>{al});
-    else if constexpr (!std::is_same_v<T, bool>) map2<T>(a, b, out, SubFn<M>{al});
+    if (add)
+      map2<T>(a, b, out, AddFn<M>{al});
+    else if constexpr (!std::is_same_v<T, bool>)
+      map2<T>(a, b, out, SubFn<M>{al});
   };
-  if (add) visit_types<kAllTypes>(out.dtype(), "add_cuda", run);
-  else visit_types<kInts | kFloats>(out.dtype(), "sub_cuda", run);
+  if (add)
+    visit_types<kAllTypes>(out.dtype(), "add_cuda", run);
+  else
+    visit_types<kInts | kFloats>(out.dtype(), "sub_cuda", run);
 }
 
 void mul(const Tensor& a, const Tensor& b, const Tensor& out) {
-  visit_types<kAllTypes>(out.dtype(), "mul_cuda", [&]<typename T>() { map2<T>(a, b, out, MulFn<opmath_t<T>>{}); });
+  visit_types<kAllTypes>(out.dtype(), "mul_cuda",
+                         [&]<typename T>() { map2<T>(a, b, out, MulFn<opmath_t<T>>{}); });
 }
 
 void true_div(const Tensor& a, const Tensor& b, const Tensor& out) {
@@ -116,7 +131,8 @@ void bitwise(BinaryFn fn, const Tensor& a, const Tensor& b, const Tensor& out) {
   const char* kernel = fn == BinaryFn::kBitwiseAnd  ? "bitwise_and_cuda"
                        : fn == BinaryFn::kBitwiseOr ? "bitwise_or_cuda"
                                                     : "bitwise_xor_cuda";
-  visit_types<kBools | kInts>(out.dtype(), kernel, [&]<typename T>() { map2<T>(a, b, out, BitwiseFn<T>{fn}); });
+  visit_types<kBools | kInts>(out.dtype(), kernel,
+                              [&]<typename T>() { map2<T>(a, b, out, BitwiseFn<T>{fn}); });
 }
 
 void lerp_scalar(const Tensor& a, const Tensor& b, const Tensor& out, const Scalar& weight) {
@@ -132,22 +148,32 @@ void binary(BinaryFn fn, const Tensor& a, const Tensor& b, const Tensor& out, co
   if (out.numel() == 0) return;
   DeviceGuard guard(out.device());
   switch (fn) {
-    case BinaryFn::kAdd: return add_sub(true, a, b, out, alpha);
-    case BinaryFn::kSub: return add_sub(false, a, b, out, alpha);
-    case BinaryFn::kMul: return mul(a, b, out);
-    case BinaryFn::kDiv: return true_div(a, b, out);
+    case BinaryFn::kAdd:
+      return add_sub(true, a, b, out, alpha);
+    case BinaryFn::kSub:
+      return add_sub(false, a, b, out, alpha);
+    case BinaryFn::kMul:
+      return mul(a, b, out);
+    case BinaryFn::kDiv:
+      return true_div(a, b, out);
     case BinaryFn::kDivTrunc:
     case BinaryFn::kDivFloor:
     case BinaryFn::kRemainder:
-    case BinaryFn::kFmod: return division(fn, a, b, out);
+    case BinaryFn::kFmod:
+      return division(fn, a, b, out);
     case BinaryFn::kPow:
-    case BinaryFn::kAtan2: return pow_atan2(fn, a, b, out);
-    case BinaryFn::kMaximum: return max_min(true, a, b, out);
-    case BinaryFn::kMinimum: return max_min(false, a, b, out);
+    case BinaryFn::kAtan2:
+      return pow_atan2(fn, a, b, out);
+    case BinaryFn::kMaximum:
+      return max_min(true, a, b, out);
+    case BinaryFn::kMinimum:
+      return max_min(false, a, b, out);
     case BinaryFn::kBitwiseAnd:
     case BinaryFn::kBitwiseOr:
-    case BinaryFn::kBitwiseXor: return bitwise(fn, a, b, out);
-    case BinaryFn::kLerp: return lerp_scalar(a, b, out, alpha);
+    case BinaryFn::kBitwiseXor:
+      return bitwise(fn, a, b, out);
+    case BinaryFn::kLerp:
+      return lerp_scalar(a, b, out, alpha);
   }
 }
 

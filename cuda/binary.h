@@ -18,8 +18,8 @@ namespace ember::cuda {
 
 /// out = f(a, b).
 enum class BinaryFn {
-  kAdd,        // a + alpha * b
-  kSub,        // a - alpha * b
+  kAdd,  // a + alpha * b
+  kSub,  // a - alpha * b
   kMul,
   kDiv,        // true division (floating dtypes)
   kDivTrunc,   // division rounded toward zero
@@ -28,12 +28,12 @@ enum class BinaryFn {
   kFmod,       // C's fmod: the result takes the dividend's sign
   kPow,
   kAtan2,
-  kMaximum,    // NaN propagates
+  kMaximum,  // NaN propagates
   kMinimum,
   kBitwiseAnd,
   kBitwiseOr,
   kBitwiseXor,
-  kLerp,       // lerp(a, b, alpha): a scalar weight
+  kLerp,  // lerp(a, b, alpha): a scalar weight
 };
 
 /// Integer division by zero (kDivTrunc, kDivFloor, kRemainder, kFmod): the CPU raises

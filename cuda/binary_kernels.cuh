@@ -21,7 +21,9 @@ namespace ember::cuda::binary_kernels {
 enum TypeSet : unsigned { kBools = 1, kInts = 2, kFloats = 4, kAllTypes = 7 };
 
 template <class T>
-constexpr unsigned type_category = std::is_same_v<T, bool> ? kBools : is_float_v<T> ? kFloats : kInts;
+constexpr unsigned type_category = std::is_same_v<T, bool> ? kBools
+                                   : is_float_v<T>         ? kFloats
+                                                           : kInts;
 
 /// visit_dtype limited to `Set`: kernels are instantiated only for those dtypes (nvcc is
 /// slow); any other raises PyTorch's `"<kernel>" not implemented for '<dtype>'`.
@@ -42,10 +44,14 @@ void visit_types(ScalarType t, const char* kernel, F&& f) {
 template <class F>
 void visit_by_size(ScalarType t, F&& f) {
   switch (element_size(t)) {
-    case 1: return f.template operator()<uint8_t>();
-    case 2: return f.template operator()<uint16_t>();
-    case 4: return f.template operator()<uint32_t>();
-    default: return f.template operator()<uint64_t>();
+    case 1:
+      return f.template operator()<uint8_t>();
+    case 2:
+      return f.template operator()<uint16_t>();
+    case 4:
+      return f.template operator()<uint32_t>();
+    default:
+      return f.template operator()<uint64_t>();
   }
 }
 

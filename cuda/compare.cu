@@ -16,12 +16,18 @@ struct CompareOpFn {
   CompareFn fn;
   __device__ bool operator()(M a, M b) const {
     switch (fn) {
-      case CompareFn::kEq: return a == b;
-      case CompareFn::kNe: return a != b;
-      case CompareFn::kLt: return a < b;
-      case CompareFn::kLe: return a <= b;
-      case CompareFn::kGt: return a > b;
-      default: return a >= b;
+      case CompareFn::kEq:
+        return a == b;
+      case CompareFn::kNe:
+        return a != b;
+      case CompareFn::kLt:
+        return a < b;
+      case CompareFn::kLe:
+        return a <= b;
+      case CompareFn::kGt:
+        return a > b;
+      default:
+        return a >= b;
     }
   }
 };
@@ -31,9 +37,12 @@ struct LogicalFn {
   CompareFn fn;
   __device__ bool operator()(bool a, bool b) const {
     switch (fn) {
-      case CompareFn::kLogicalAnd: return a && b;
-      case CompareFn::kLogicalOr: return a || b;
-      default: return a != b;
+      case CompareFn::kLogicalAnd:
+        return a && b;
+      case CompareFn::kLogicalOr:
+        return a || b;
+      default:
+        return a != b;
     }
   }
 };
@@ -42,9 +51,12 @@ struct LogicalFn {
 /// dtype T, so float16/bfloat16 round at the same steps here.
 template <class T>
 __device__ __forceinline__ opmath_t<T> round_through(opmath_t<T> v) {
-  if constexpr (std::is_same_v<T, Half>) return __half2float(__float2half_rn(v));
-  else if constexpr (std::is_same_v<T, BFloat16>) return __bfloat162float(__float2bfloat16_rn(v));
-  else return v;
+  if constexpr (std::is_same_v<T, Half>)
+    return __half2float(__float2half_rn(v));
+  else if constexpr (std::is_same_v<T, BFloat16>)
+    return __bfloat162float(__float2bfloat16_rn(v));
+  else
+    return v;
 }
 
 /// isclose of floating a, b: equal (so equal infinities are close), both NaN with
@@ -108,9 +120,11 @@ void isclose(const Tensor& a, const Tensor& b, const Tensor& out, double rtol, d
   visit_dtype(a.dtype(), [&]<typename T>() {
     if constexpr (is_float_v<T>) {
       using M = opmath_t<T>;
-      gpu_map<bool, T, T>(iter, FloatCloseFn<T>{static_cast<M>(rtol), static_cast<M>(atol), exact_only, equal_nan});
+      gpu_map<bool, T, T>(iter,
+                          FloatCloseFn<T>{static_cast<M>(rtol), static_cast<M>(atol), exact_only, equal_nan});
     } else {
-      gpu_map<bool, T, T>(iter, IntegerCloseFn<T>{static_cast<float>(rtol), static_cast<float>(atol), exact_only});
+      gpu_map<bool, T, T>(iter,
+                          IntegerCloseFn<T>{static_cast<float>(rtol), static_cast<float>(atol), exact_only});
     }
   });
 }

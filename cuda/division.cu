@@ -40,17 +40,25 @@ struct DivisionFn {
     if constexpr (is_int_v<M>) {
       if (b == 0) return M(0);  // the CPU raises here; see the top of this file
       switch (fn) {
-        case BinaryFn::kDivTrunc: return int_div_trunc(a, b);
-        case BinaryFn::kDivFloor: return int_div_floor(a, b);
-        case BinaryFn::kRemainder: return int_remainder(a, b);
-        default: return int_fmod(a, b);
+        case BinaryFn::kDivTrunc:
+          return int_div_trunc(a, b);
+        case BinaryFn::kDivFloor:
+          return int_div_floor(a, b);
+        case BinaryFn::kRemainder:
+          return int_remainder(a, b);
+        default:
+          return int_fmod(a, b);
       }
     } else {
       switch (fn) {
-        case BinaryFn::kDivTrunc: return m_trunc(a / b);
-        case BinaryFn::kDivFloor: return div_floor_float(a, b);
-        case BinaryFn::kRemainder: return float_remainder(a, b);
-        default: return m_fmod(a, b);
+        case BinaryFn::kDivTrunc:
+          return m_trunc(a / b);
+        case BinaryFn::kDivFloor:
+          return div_floor_float(a, b);
+        case BinaryFn::kRemainder:
+          return float_remainder(a, b);
+        default:
+          return m_fmod(a, b);
       }
     }
   }
@@ -58,10 +66,14 @@ struct DivisionFn {
 
 const char* kernel_name(BinaryFn fn) {
   switch (fn) {
-    case BinaryFn::kDivTrunc: return "div_trunc_cuda";
-    case BinaryFn::kDivFloor: return "div_floor_cuda";
-    case BinaryFn::kRemainder: return "remainder_cuda";
-    default: return "fmod_cuda";
+    case BinaryFn::kDivTrunc:
+      return "div_trunc_cuda";
+    case BinaryFn::kDivFloor:
+      return "div_floor_cuda";
+    case BinaryFn::kRemainder:
+      return "remainder_cuda";
+    default:
+      return "fmod_cuda";
   }
 }
 

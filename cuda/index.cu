@@ -9,10 +9,6 @@
 
 namespace ember::cuda {
 
-// Defined in cuda/scatter.cu.
-void scatter_add_sorted(const TensorIter& iter, const Tensor& dst_storage_of, int64_t step,
-                        const Scalar& alpha);
-
 namespace {
 
 /// The indexed move over operands {a, b, idx}: gather reads b at the indexed address

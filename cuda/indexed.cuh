@@ -72,6 +72,10 @@ void with_offset_calc(const TensorIter& iter, Launch&& launch) {
     launch.template operator()<int64_t>(iter.numel(), make_offset_calc<N, int64_t>(iter));
 }
 
+/// indexed_scatter's kAdd (cuda/scatter.cu): Note [Deterministic indexed accumulation].
+void scatter_add_sorted(const TensorIter& iter, const Tensor& dst_storage_of, int64_t step,
+                        const Scalar& alpha);
+
 /// The int64 index at a byte address.
 __device__ __forceinline__ int64_t load_index(const char* p) { return *reinterpret_cast<const int64_t*>(p); }
 

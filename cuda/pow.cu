@@ -14,8 +14,10 @@ namespace {
 template <class M>
 struct PowFn {
   __device__ M operator()(M a, M b) const {
-    if constexpr (is_int_v<M>) return int_pow(a, static_cast<int64_t>(b));
-    else return m_pow(a, b);
+    if constexpr (is_int_v<M>)
+      return int_pow(a, static_cast<int64_t>(b));
+    else
+      return m_pow(a, b);
   }
 };
 
@@ -43,13 +45,20 @@ struct FloatPowScalarFn {
   M e;
   __device__ M operator()(M v) const {
     switch (pc) {
-      case PowCase::kSqrt: return m_sqrt(v);
-      case PowCase::kSquare: return v * v;
-      case PowCase::kCube: return v * v * v;
-      case PowCase::kRsqrt: return M(1) / m_sqrt(v);
-      case PowCase::kReciprocal: return M(1) / v;
-      case PowCase::kInvSquare: return M(1) / (v * v);
-      default: return m_pow(v, e);
+      case PowCase::kSqrt:
+        return m_sqrt(v);
+      case PowCase::kSquare:
+        return v * v;
+      case PowCase::kCube:
+        return v * v * v;
+      case PowCase::kRsqrt:
+        return M(1) / m_sqrt(v);
+      case PowCase::kReciprocal:
+        return M(1) / v;
+      case PowCase::kInvSquare:
+        return M(1) / (v * v);
+      default:
+        return m_pow(v, e);
     }
   }
 };
@@ -66,7 +75,8 @@ namespace binary_kernels {
 
 void pow_atan2(BinaryFn fn, const Tensor& a, const Tensor& b, const Tensor& out) {
   if (fn == BinaryFn::kAtan2)
-    visit_types<kFloats>(out.dtype(), "atan2_cuda", [&]<typename T>() { map2<T>(a, b, out, Atan2Fn<opmath_t<T>>{}); });
+    visit_types<kFloats>(out.dtype(), "atan2_cuda",
+                         [&]<typename T>() { map2<T>(a, b, out, Atan2Fn<opmath_t<T>>{}); });
   else
     visit_types<kInts | kFloats>(out.dtype(), "pow_cuda",
                                  [&]<typename T>() { map2<T>(a, b, out, PowFn<opmath_t<T>>{}); });

@@ -35,8 +35,10 @@ template <class M>
 struct AddcmulFn {
   M value;
   __device__ M operator()(M a, M b, M c) const {
-    if constexpr (is_int_v<M>) return wrap_add(a, wrap_mul(wrap_mul(value, b), c));
-    else return a + value * b * c;
+    if constexpr (is_int_v<M>)
+      return wrap_add(a, wrap_mul(wrap_mul(value, b), c));
+    else
+      return a + value * b * c;
   }
 };
 
@@ -73,8 +75,10 @@ void addcmul_addcdiv(bool is_div, const Tensor& self, const Tensor& t1, const Te
     gpu_map<T, T, T, T>(iter, AddcmulFn<M>{v});
   };
   // Integer addcdiv was refused by the op (check_addcdiv), so it is built for floats only.
-  if (is_div) visit_types<kFloats>(out.dtype(), "addcdiv_cuda", run);
-  else visit_types<kInts | kFloats>(out.dtype(), "addcmul_cuda", run);
+  if (is_div)
+    visit_types<kFloats>(out.dtype(), "addcdiv_cuda", run);
+  else
+    visit_types<kInts | kFloats>(out.dtype(), "addcmul_cuda", run);
 }
 
 }  // namespace
@@ -84,11 +88,16 @@ void ternary(TernaryFn fn, const Tensor& a, const Tensor& b, const Tensor& c, co
   if (out.numel() == 0) return;
   DeviceGuard guard(out.device());
   switch (fn) {
-    case TernaryFn::kWhere: return where(a, b, c, out);
-    case TernaryFn::kLerp: return lerp(a, b, c, out);
-    case TernaryFn::kAddcmul: return addcmul_addcdiv(false, a, b, c, out, value);
-    case TernaryFn::kAddcdiv: return addcmul_addcdiv(true, a, b, c, out, value);
-    case TernaryFn::kMaskedFill: return masked_fill(a, b, c, out);
+    case TernaryFn::kWhere:
+      return where(a, b, c, out);
+    case TernaryFn::kLerp:
+      return lerp(a, b, c, out);
+    case TernaryFn::kAddcmul:
+      return addcmul_addcdiv(false, a, b, c, out, value);
+    case TernaryFn::kAddcdiv:
+      return addcmul_addcdiv(true, a, b, c, out, value);
+    case TernaryFn::kMaskedFill:
+      return masked_fill(a, b, c, out);
   }
 }
 

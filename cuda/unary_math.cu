@@ -57,8 +57,8 @@ bool is_rounding(UnaryFn fn) {
 
 bool unary_math_map(UnaryFn fn, const TensorIter& iter, ScalarType t) {
   using enum UnaryFn;
-  return run_one_of<kExp, kExp2, kExpm1, kLog, kLog2, kLog10, kLog1p, kSqrt, kRsqrt, kReciprocal, kSin, kCos,
-                    kTan, kAsin, kAcos, kAtan, kSinh, kCosh, kTanh, kSigmoid, kErf, kErfc>(fn, iter, t);
+  return run_one_of<kExp, kExp2, kExpm1, kLog, kLog2, kLog10, kLog1p, kSqrt, kRsqrt, kReciprocal, kSin,
+                    kCos, kTan, kAsin, kAcos, kAtan, kSinh, kCosh, kTanh, kSigmoid, kErf, kErfc>(fn, iter, t);
 }
 
 void unary(UnaryFn fn, const Tensor& x, const Tensor& out, UnaryArgs args) {
@@ -73,7 +73,8 @@ void unary(UnaryFn fn, const Tensor& x, const Tensor& out, UnaryArgs args) {
   DeviceGuard guard(out.device());
   TensorIter iter(out, {x});
   ScalarType t = out.dtype();
-  bool done = unary_math_map(fn, iter, t) || unary_numeric_map(fn, iter, t, args) || activation_map(fn, iter, t, args);
+  bool done =
+      unary_math_map(fn, iter, t) || unary_numeric_map(fn, iter, t, args) || activation_map(fn, iter, t, args);
   EMBER_CHECK(done, "internal error: cuda::unary has no kernel for map ", static_cast<int>(fn));
 }
 

@@ -243,8 +243,8 @@ struct DivMode final : Op {
   }
   // Integer division by zero is not detected on CUDA (it would need a host sync): cuda/binary.h.
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::binary(mode == Rounding::kTrunc ? cuda::BinaryFn::kDivTrunc : cuda::BinaryFn::kDivFloor, in[0], in[1],
-                 out[0]);
+    cuda::binary(mode == Rounding::kTrunc ? cuda::BinaryFn::kDivTrunc : cuda::BinaryFn::kDivFloor, in[0],
+                 in[1], out[0]);
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor ga, gb;

@@ -49,8 +49,9 @@ struct Compare final : Op {
     });
   }
   void cuda(const TensorList& in, TensorList& out) const override {
-    static constexpr cuda::CompareFn kFns[] = {cuda::CompareFn::kEq, cuda::CompareFn::kNe, cuda::CompareFn::kLt,
-                                               cuda::CompareFn::kLe, cuda::CompareFn::kGt, cuda::CompareFn::kGe};
+    static constexpr cuda::CompareFn kFns[] = {cuda::CompareFn::kEq, cuda::CompareFn::kNe,
+                                               cuda::CompareFn::kLt, cuda::CompareFn::kLe,
+                                               cuda::CompareFn::kGt, cuda::CompareFn::kGe};
     cuda::compare(kFns[static_cast<int>(cmp)], in[0], in[1], out[0]);
   }
 };

@@ -91,8 +91,10 @@ struct Lerp final : Op {
     });
   }
   void cuda(const TensorList& in, TensorList& out) const override {
-    if (weight) cuda::binary(cuda::BinaryFn::kLerp, in[0], in[1], out[0], *weight);
-    else cuda::ternary(cuda::TernaryFn::kLerp, in[0], in[1], in[2], out[0]);
+    if (weight)
+      cuda::binary(cuda::BinaryFn::kLerp, in[0], in[1], out[0], *weight);
+    else
+      cuda::ternary(cuda::TernaryFn::kLerp, in[0], in[1], in[2], out[0]);
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor gs, ge, gw;
@@ -144,7 +146,8 @@ struct AddC final : Op {
     });
   }
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::ternary(is_div ? cuda::TernaryFn::kAddcdiv : cuda::TernaryFn::kAddcmul, in[0], in[1], in[2], out[0], value);
+    cuda::ternary(is_div ? cuda::TernaryFn::kAddcdiv : cuda::TernaryFn::kAddcmul, in[0], in[1], in[2], out[0],
+                  value);
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor t1 = s.input(1), t2 = s.input(2), g1, g2;

@@ -44,15 +44,23 @@ inline void check_layouts(const ElementwiseOp& op, const MakeInput& make, int n,
   using namespace layouts_detail;
   auto as_is = [](const Tensor& t, int) { return t; };
   check_views(op, make, same(n, {3, 33}), as_is, tol, "dense");
-  check_views(op, make, same(n, {37}), [](const Tensor& t, int) { return t.slice(0, 1); }, tol,
-              "1-d, misaligned for vector loads");
-  check_views(op, make, same(n, {4, 10}), [](const Tensor& t, int) { return t.slice(1, 0, 10, 2); }, tol,
-              "slices with a step");
-  check_views(op, make, same(n, {9, 5}), [](const Tensor& t, int) { return t.t(); }, tol, "all transposed");
-  check_views(op, make, same(n, {5, 9}), [](const Tensor& t, int k) { return k == 0 ? t : t.t().contiguous().t(); },
-              tol, "one contiguous, the others column-major");
-  check_views(op, make, same(n, {2, 3, 4}), [](const Tensor& t, int) { return t.permute({2, 0, 1}); }, tol,
-              "permuted 3-d");
+  check_views(
+      op, make, same(n, {37}), [](const Tensor& t, int) { return t.slice(0, 1); }, tol,
+      "1-d, misaligned for vector loads");
+  check_views(
+      op, make, same(n, {4, 10}), [](const Tensor& t, int) { return t.slice(1, 0, 10, 2); }, tol,
+      "slices with a step");
+  check_views(
+      op, make, same(n, {9, 5}), [](const Tensor& t, int) { return t.t(); }, tol, "all transposed");
+  check_views(
+      op, make, same(n, {5, 9}), [](const Tensor& t, int k) { return k == 0 ? t : t.t().contiguous().t(); },
+      tol, "one contiguous, the others column-major");
+  check_views(
+      op, make, same(n, {2, 3, 4}),
+      [](const Tensor& t, int) {
+        return t.permute({2, 0, 1});
+      },
+      tol, "permuted 3-d");
   std::vector<DimVector> bcast{{4, 1, 5}, {3, 1}, {5}};
   bcast.resize(static_cast<size_t>(n));
   check_views(op, make, bcast, as_is, tol, "broadcasting");

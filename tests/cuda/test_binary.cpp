@@ -27,7 +27,8 @@ MakeInput division_inputs(ScalarType t, double lo = -9, double hi = 9) {
   };
 }
 
-const std::vector<ScalarType> kSignedAndFloat = {kInt8, kInt16, kInt32, kInt64, kHalf, kBFloat16, kFloat, kDouble};
+const std::vector<ScalarType> kSignedAndFloat = {kInt8, kInt16,    kInt32, kInt64,
+                                                 kHalf, kBFloat16, kFloat, kDouble};
 
 }  // namespace
 
@@ -36,12 +37,14 @@ TEST_CASE("cuda add and sub with alpha, every dtype and layout") {
     INFO("dtype " << t);
     check_layouts([](const TensorList& x) { return x[0] + x[1]; }, inputs(t), 2);
     Scalar alpha = is_floating_point(t) ? Scalar(0.5) : t == kBool ? Scalar(true) : Scalar(3);
-    check_layouts([alpha](const TensorList& x) { return add(x[0], x[1], alpha); }, inputs(t), 2, /*big=*/false);
+    check_layouts([alpha](const TensorList& x) { return add(x[0], x[1], alpha); }, inputs(t), 2,
+                  /*big=*/false);
     check_parity([](const TensorList& x) { return x[0] + 2; }, {make_input({4, 5}, t)});
     if (t == kBool) continue;  // subtraction of bools is refused (below)
     check_layouts([alpha](const TensorList& x) { return sub(x[0], x[1], alpha); }, inputs(t), 2);
     check_parity([](const TensorList& x) { return 1 - x[0]; }, {make_input({4, 5}, t)});
-    check_parity([](const TensorList& x) { return rsub(x[0], x[1], 2); }, {make_input({4, 5}, t), make_input({5}, t)});
+    check_parity([](const TensorList& x) { return rsub(x[0], x[1], 2); },
+                 {make_input({4, 5}, t), make_input({5}, t)});
   }
   // Integers wrap on overflow, as on the CPU.
   check_parity([](const TensorList& x) { return add(x[0], x[1], 7); },
@@ -49,8 +52,10 @@ TEST_CASE("cuda add and sub with alpha, every dtype and layout") {
   check_parity([](const TensorList& x) { return x[0] - x[1]; },
                {full({3}, std::numeric_limits<int64_t>::min(), kLong), full({3}, int64_t{1}, kLong)});
   // Mixed dtypes are promoted before the kernel.
-  check_parity([](const TensorList& x) { return x[0] + x[1]; }, {make_input({3, 4}, kInt32), make_input({4}, kHalf)});
-  check_parity([](const TensorList& x) { return x[0] - x[1]; }, {make_input({3, 4}, kUInt8), make_input({4}, kInt8)});
+  check_parity([](const TensorList& x) { return x[0] + x[1]; },
+               {make_input({3, 4}, kInt32), make_input({4}, kHalf)});
+  check_parity([](const TensorList& x) { return x[0] - x[1]; },
+               {make_input({3, 4}, kUInt8), make_input({4}, kInt8)});
 }
 
 TEST_CASE("cuda add and sub refuse what the CPU refuses") {
@@ -67,15 +72,18 @@ TEST_CASE("cuda mul, every dtype and layout") {
     check_layouts([](const TensorList& x) { return x[0] * x[1]; }, inputs(t), 2);
     check_parity([](const TensorList& x) { return x[0] * 3; }, {make_input({4, 5}, t)});
   }
-  check_parity([](const TensorList& x) { return x[0] * x[1]; },
-               {make_input({100}, kInt64, 1 << 30, 1LL << 40), make_input({100}, kInt64, 1 << 30, 1LL << 40)});
-  check_parity([](const TensorList& x) { return x[0] * 2.5; }, {make_input({4, 5}, kInt16)});  // promotes to float
+  check_parity(
+      [](const TensorList& x) { return x[0] * x[1]; },
+      {make_input({100}, kInt64, 1 << 30, 1LL << 40), make_input({100}, kInt64, 1 << 30, 1LL << 40)});
+  check_parity([](const TensorList& x) { return x[0] * 2.5; },
+               {make_input({4, 5}, kInt16)});  // promotes to float
 }
 
 TEST_CASE("cuda div: true division promotes integers to float") {
   for (ScalarType t : kAllTypes) {
     INFO("dtype " << t);
-    check_layouts([](const TensorList& x) { return x[0] / x[1]; }, division_inputs(t), 2, /*big=*/is_floating_point(t));
+    check_layouts([](const TensorList& x) { return x[0] / x[1]; }, division_inputs(t), 2,
+                  /*big=*/is_floating_point(t));
     check_parity([](const TensorList& x) { return x[0] / 4; }, {make_input({4, 5}, t)});
     check_parity([](const TensorList& x) { return 3 / x[0]; }, {nonzero_divisor(make_input({4, 5}, t))});
   }
@@ -91,18 +99,21 @@ TEST_CASE("cuda div with rounding_mode trunc and floor") {
       INFO("dtype " << t);
       check_layouts([mode](const TensorList& x) { return div(x[0], x[1], mode); }, division_inputs(t), 2,
                     /*big=*/t == kInt32 || t == kFloat);
-      check_parity([mode](const TensorList& x) { return div(x[0], -3, mode); }, {make_input({4, 5}, t, -20, 20)});
+      check_parity([mode](const TensorList& x) { return div(x[0], -3, mode); },
+                   {make_input({4, 5}, t, -20, 20)});
     }
     // The most negative integer divided by -1 wraps; signs of zero and floats near integers.
-    check_parity([mode](const TensorList& x) { return div(x[0], x[1], mode); },
-                 {tensor({std::numeric_limits<int32_t>::min(), -7, 7, -7}, kInt), tensor({-1, 2, -2, -2}, kInt)});
+    check_parity(
+        [mode](const TensorList& x) { return div(x[0], x[1], mode); },
+        {tensor({std::numeric_limits<int32_t>::min(), -7, 7, -7}, kInt), tensor({-1, 2, -2, -2}, kInt)});
     check_parity([mode](const TensorList& x) { return div(x[0], x[1], mode); },
                  {tensor({-0.0, 1.0, -1.0, 5.0, 1e-30, 0.3}), tensor({3.0, 0.0, 0.0, -0.1, -1e30, 0.1})});
     check_cuda_error([mode](const TensorList& x) { return div(x[0], x[1], mode); },
                      {make_input({3}, kBool), make_input({3}, kBool)},
                      std::string("\"div_") + mode + "_cuda\" not implemented for 'Bool'");
   }
-  check_error_parity([](const TensorList& x) { return div(x[0], x[1], "round"); }, {tensor({1.0}), tensor({2.0})});
+  check_error_parity([](const TensorList& x) { return div(x[0], x[1], "round"); },
+                     {tensor({1.0}), tensor({2.0})});
 }
 
 TEST_CASE("cuda remainder and fmod: the divisor's sign and the dividend's") {
@@ -115,14 +126,17 @@ TEST_CASE("cuda remainder and fmod: the divisor's sign and the dividend's") {
     check_parity([](const TensorList& x) { return x[0] % -4; }, {make_input({4, 5}, t, -20, 20)});
     check_parity([](const TensorList& x) { return fmod(x[0], 2.5); }, {make_input({4, 5}, t, -20, 20)});
   }
-  check_parity([](const TensorList& x) { return remainder(x[0], x[1]); },
-               {tensor({std::numeric_limits<int64_t>::min(), int64_t{-7}}), tensor({int64_t{-1}, int64_t{3}})});
+  check_parity(
+      [](const TensorList& x) { return remainder(x[0], x[1]); },
+      {tensor({std::numeric_limits<int64_t>::min(), int64_t{-7}}), tensor({int64_t{-1}, int64_t{3}})});
   check_parity([](const TensorList& x) { return remainder(x[0], x[1]); },
                {tensor({5.0, -5.0, 0.0, 1.0}), tensor({0.0, 3.0, -2.0, INFINITY})});
   check_cuda_error([](const TensorList& x) { return remainder(x[0], x[1]); },
-                   {make_input({3}, kBool), make_input({3}, kBool)}, "\"remainder_cuda\" not implemented for 'Bool'");
+                   {make_input({3}, kBool), make_input({3}, kBool)},
+                   "\"remainder_cuda\" not implemented for 'Bool'");
   check_cuda_error([](const TensorList& x) { return fmod(x[0], x[1]); },
-                   {make_input({3}, kBool), make_input({3}, kBool)}, "\"fmod_cuda\" not implemented for 'Bool'");
+                   {make_input({3}, kBool), make_input({3}, kBool)},
+                   "\"fmod_cuda\" not implemented for 'Bool'");
 }
 
 TEST_CASE("cuda integer division by zero: the CPU raises, CUDA gives 0 without a host sync") {
@@ -146,7 +160,8 @@ TEST_CASE("cuda pow with a tensor exponent") {
                     /*big=*/t == kFloat);
     } else {
       check_layouts([](const TensorList& x) { return x[0].pow(x[1]); },
-                    [t](IntArrayRef s, int k) { return make_input(s, t, k == 0 ? -5 : -2, k == 0 ? 5 : 9); }, 2,
+                    [t](IntArrayRef s, int k) { return make_input(s, t, k == 0 ? -5 : -2, k == 0 ? 5 : 9); },
+                    2,
                     /*big=*/t == kInt32);
     }
     check_parity([](const TensorList& x) { return pow(2, x[0]); }, {make_input({4, 5}, t, 0, 8)});
@@ -154,7 +169,8 @@ TEST_CASE("cuda pow with a tensor exponent") {
   check_parity([](const TensorList& x) { return pow(2.5, x[0]); }, {make_input({4, 5}, kInt32, 0, 8)});
   check_parity([](const TensorList& x) { return x[0].pow(x[1]); },
                {tensor({-2.0, 0.0, 0.0, -8.0, INFINITY}), tensor({0.5, -1.0, 0.0, 1.0 / 3, -2.0})});
-  check_cuda_error([](const TensorList& x) { return x[0].pow(x[1]); }, {make_input({3}, kBool), make_input({3}, kBool)},
+  check_cuda_error([](const TensorList& x) { return x[0].pow(x[1]); },
+                   {make_input({3}, kBool), make_input({3}, kBool)},
                    "\"pow_cuda\" not implemented for 'Bool'");
 }
 
@@ -169,9 +185,11 @@ TEST_CASE("cuda pow with a scalar exponent: the exact special cases of the CPU")
   }
   for (ScalarType t : kIntegralTypes) {
     INFO("dtype " << t);
-    for (int64_t e : {0, 1, 2, 3, 7}) check_parity([e](const TensorList& x) { return x[0].pow(e); }, {make_input({40}, t, -9, 9)});
+    for (int64_t e : {0, 1, 2, 3, 7})
+      check_parity([e](const TensorList& x) { return x[0].pow(e); }, {make_input({40}, t, -9, 9)});
   }
-  check_parity([](const TensorList& x) { return x[0].pow(2.5); }, {make_input({4, 5}, kInt32, 0, 9)});  // promotes
+  check_parity([](const TensorList& x) { return x[0].pow(2.5); },
+               {make_input({4, 5}, kInt32, 0, 9)});  // promotes
   check_error_parity([](const TensorList& x) { return x[0].pow(-1); }, {make_input({3}, kInt32)});
 }
 
@@ -222,7 +240,8 @@ TEST_CASE("cuda in-place arithmetic, also through strided views") {
       inplace([](Tensor& s, const Tensor& o) { s.atan2_(o); });
     }
   }
-  check_error_parity([](const TensorList& x) { return x[0].clone().div_(x[1]); }, {make_input({3}, kInt32), make_input({3}, kInt32)});
+  check_error_parity([](const TensorList& x) { return x[0].clone().div_(x[1]); },
+                     {make_input({3}, kInt32), make_input({3}, kInt32)});
 }
 
 TEST_CASE("cuda gradients of the arithmetic ops") {
@@ -248,5 +267,6 @@ TEST_CASE("cuda gradients of the arithmetic ops") {
     check_grad_parity([](const TensorList& x) { return maximum(x[0], x[1]); }, {c, b});
     check_grad_parity([](const TensorList& x) { return minimum(x[0], x[1]); }, {c, b});
   }
-  check_grad_parity([](const TensorList& x) { return x[0] * x[1] + x[0]; }, {make_input({8}, kHalf), make_input({8}, kHalf)});
+  check_grad_parity([](const TensorList& x) { return x[0] * x[1] + x[0]; },
+                    {make_input({8}, kHalf), make_input({8}, kHalf)});
 }

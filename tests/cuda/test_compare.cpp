@@ -12,11 +12,15 @@ namespace {
 
 /// Small integer values in every dtype, so that equal elements are common.
 MakeInput small_values(ScalarType t) {
-  return [=](IntArrayRef s, int) { return t == kBool ? make_input(s, kBool) : make_input(s, kLong, -2, 3).to(t); };
+  return [=](IntArrayRef s, int) {
+    return t == kBool ? make_input(s, kBool) : make_input(s, kLong, -2, 3).to(t);
+  };
 }
 
 /// Floats with NaN, infinities and signed zeros, and a partner for them.
-Tensor specials(ScalarType t) { return tensor({NAN, 1.0, -0.0, 0.0, INFINITY, -INFINITY, 2.0, NAN, INFINITY, 1.0}).to(t); }
+Tensor specials(ScalarType t) {
+  return tensor({NAN, 1.0, -0.0, 0.0, INFINITY, -INFINITY, 2.0, NAN, INFINITY, 1.0}).to(t);
+}
 Tensor other_specials(ScalarType t) {
   return tensor({NAN, NAN, 0.0, -0.0, INFINITY, INFINITY, 2.001, 1.0, 3.0, 1.0}).to(t);
 }
@@ -45,12 +49,15 @@ TEST_CASE("cuda eq, ne, lt, le, gt, ge: every dtype and layout") {
       check_parity([op = c.scalar_op](const TensorList& x) { return op(x[0], 1); }, {make_input({4, 5}, t)});
     }
     for (ScalarType t : kFloatTypes)
-      check_parity([op = c.op](const TensorList& x) { return op(x[0], x[1]); }, {specials(t), other_specials(t)});
+      check_parity([op = c.op](const TensorList& x) { return op(x[0], x[1]); },
+                   {specials(t), other_specials(t)});
     // Mixed dtypes compare in the promoted dtype; a scalar is converted first (uint8 vs -1).
     check_parity([op = c.op](const TensorList& x) { return op(x[0], x[1]); },
                  {make_input({3, 4}, kInt64, -3, 3), make_input({4}, kHalf)});
-    check_parity([op = c.scalar_op](const TensorList& x) { return op(x[0], -1); }, {make_input({8}, kUInt8, 0, 255)});
-    check_parity([op = c.scalar_op](const TensorList& x) { return op(x[0], 0.5); }, {make_input({8}, kInt32)});
+    check_parity([op = c.scalar_op](const TensorList& x) { return op(x[0], -1); },
+                 {make_input({8}, kUInt8, 0, 255)});
+    check_parity([op = c.scalar_op](const TensorList& x) { return op(x[0], 0.5); },
+                 {make_input({8}, kInt32)});
   }
 }
 
@@ -62,11 +69,15 @@ TEST_CASE("cuda comparison operators and results on a strided view") {
 TEST_CASE("cuda logical_and, logical_or, logical_xor: nonzero is true, NaN included") {
   for (ScalarType t : kAllTypes) {
     INFO("dtype " << t);
-    check_layouts([](const TensorList& x) { return logical_and(x[0], x[1]); }, small_values(t), 2, /*big=*/t == kBool);
-    check_layouts([](const TensorList& x) { return logical_or(x[0], x[1]); }, small_values(t), 2, /*big=*/false);
-    check_layouts([](const TensorList& x) { return logical_xor(x[0], x[1]); }, small_values(t), 2, /*big=*/false);
+    check_layouts([](const TensorList& x) { return logical_and(x[0], x[1]); }, small_values(t), 2,
+                  /*big=*/t == kBool);
+    check_layouts([](const TensorList& x) { return logical_or(x[0], x[1]); }, small_values(t), 2,
+                  /*big=*/false);
+    check_layouts([](const TensorList& x) { return logical_xor(x[0], x[1]); }, small_values(t), 2,
+                  /*big=*/false);
   }
-  check_parity([](const TensorList& x) { return logical_xor(x[0], x[1]); }, {specials(kFloat), make_input({10}, kInt8)});
+  check_parity([](const TensorList& x) { return logical_xor(x[0], x[1]); },
+               {specials(kFloat), make_input({10}, kInt8)});
 }
 
 TEST_CASE("cuda bitwise_and, bitwise_or, bitwise_xor: integers and bool") {
@@ -78,7 +89,8 @@ TEST_CASE("cuda bitwise_and, bitwise_or, bitwise_xor: integers and bool") {
     check_layouts([](const TensorList& x) { return x[0] & x[1]; }, make, 2, /*big=*/t == kInt64);
     check_layouts([](const TensorList& x) { return x[0] | x[1]; }, make, 2, /*big=*/false);
     check_layouts([](const TensorList& x) { return x[0] ^ x[1]; }, make, 2, /*big=*/false);
-    if (t != kBool) check_parity([](const TensorList& x) { return x[0].bitwise_xor(-3); }, {make_input({9}, t, -50, 50)});
+    if (t != kBool)
+      check_parity([](const TensorList& x) { return x[0].bitwise_xor(-3); }, {make_input({9}, t, -50, 50)});
     check_parity(
         [](const TensorList& x) {
           Tensor v = x[0].t();
@@ -87,13 +99,17 @@ TEST_CASE("cuda bitwise_and, bitwise_or, bitwise_xor: integers and bool") {
         },
         {make_input({5, 5}, t, -100, 100), make_input({5}, t, -100, 100)});
   }
-  check_parity([](const TensorList& x) { return x[0] | x[1]; }, {make_input({6}, kBool), make_input({6}, kInt16, -9, 9)});
+  check_parity([](const TensorList& x) { return x[0] | x[1]; },
+               {make_input({6}, kBool), make_input({6}, kInt16, -9, 9)});
   for (ScalarType t : kFloatTypes) {
     Tensor x = make_input({3}, t);
     std::string type = scalar_type_name(t);
-    check_cuda_error([](const TensorList& v) { return v[0] & v[1]; }, {x, x}, "\"bitwise_and_cuda\" not implemented for '" + type + "'");
-    check_cuda_error([](const TensorList& v) { return v[0] | v[1]; }, {x, x}, "\"bitwise_or_cuda\" not implemented for '" + type + "'");
-    check_cuda_error([](const TensorList& v) { return v[0] ^ v[1]; }, {x, x}, "\"bitwise_xor_cuda\" not implemented for '" + type + "'");
+    check_cuda_error([](const TensorList& v) { return v[0] & v[1]; }, {x, x},
+                     "\"bitwise_and_cuda\" not implemented for '" + type + "'");
+    check_cuda_error([](const TensorList& v) { return v[0] | v[1]; }, {x, x},
+                     "\"bitwise_or_cuda\" not implemented for '" + type + "'");
+    check_cuda_error([](const TensorList& v) { return v[0] ^ v[1]; }, {x, x},
+                     "\"bitwise_xor_cuda\" not implemented for '" + type + "'");
   }
 }
 
@@ -121,7 +137,8 @@ TEST_CASE("cuda isclose: every dtype, tolerances, NaN and infinities") {
   }
   // Integer differences that wrap (PyTorch computes |a - b| in the integer dtype).
   check_parity([](const TensorList& x) { return isclose(x[0], x[1], 0, 10); },
-               {tensor({std::numeric_limits<int64_t>::min(), int64_t{5}}), tensor({std::numeric_limits<int64_t>::max(), int64_t{-5}})});
+               {tensor({std::numeric_limits<int64_t>::min(), int64_t{5}}),
+                tensor({std::numeric_limits<int64_t>::max(), int64_t{-5}})});
   check_parity([](const TensorList& x) { return isclose(x[0], x[1], 0, 10); },
                {tensor({-128, 100}, kChar), tensor({127, 95}, kChar)});
   Tensor f = make_input({3}, kFloat), d = make_input({3}, kDouble);
