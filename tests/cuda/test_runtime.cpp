@@ -175,7 +175,7 @@ TEST_CASE("cuda allocator: a steady loop reuses cached blocks without new cudaMa
   // Warm up with the loop's shapes, then nothing may reach the device.
   auto step = [] {
     Tensor a = empty({1000}, on_cuda());       // small pool
-    Tensor b = empty({3 * kMiB}, on_cuda());   // large pool, shares a 20 MiB segment
+    Tensor b = empty({kMiB}, on_cuda());       // large pool: 4 MiB of a 20 MiB segment
     Tensor c = empty({40 * kMiB}, on_cuda());  // large, its own segment
     b.slice(0, 0, 1000).copy_(a);              // some work on the stream
     return c.numel();
@@ -186,7 +186,9 @@ TEST_CASE("cuda allocator: a steady loop reuses cached blocks without new cudaMa
   for (int i = 0; i < 200; ++i) step();
   CHECK(cuda::memory_reserved() == reserved);
   CHECK(cuda::memory_stats().num_device_alloc == device_allocs);
-  // The very same block comes back for the same request on the same stream.
+  // The very same block comes back for the same request on the same stream (from empty
+  // pools, so no other cached hole fits better).
+  cuda::empty_cache();
   void* p;
   {
     Tensor t = empty({12345}, on_cuda());
