@@ -56,6 +56,7 @@ stage_names=() stage_status=() stage_secs=() stage_notes=()
 details=$logs/details.txt
 : > "$details"
 header_lines=()
+bench_table=""
 
 # Rewritten after every stage, so a check cut off from outside still leaves a report.
 write_report() {
@@ -73,6 +74,7 @@ write_report() {
       printf '%-22s %-8s %5ss  %s\n' "${stage_names[$i]}" "${stage_status[$i]}" "${stage_secs[$i]}" "${stage_notes[$i]}"
     done
     echo
+    [ -n "$bench_table" ] && printf '%s\n\n' "$bench_table"
     echo "status: ok = passed, FAIL = failed, TIMEOUT = stopped at its time limit, skip = not run (why in details)"
     echo "full logs on the machine that ran the check: $logs"
     echo
@@ -90,14 +92,17 @@ section() {  # section TITLE: a heading in the details part of the report
   printf '\n==== %s ====\n' "$1" >> "$details"
 }
 
-# Appends a log to the details: all of it when short, else its first and last lines.
+# Appends a log to the details: all of it when short, else its first and last lines
+# (ctest's "Start n: name" lines are left out: each test's result line names it again).
 attach_log() {  # attach_log FILE [LINES]
   local f=$1 n=${2:-150} total
-  total=$(wc -l < "$f")
+  total=$(grep -c -v -E '^ +Start +[0-9]+: ' "$f")
   if [ "$total" -le $((2 * n)) ]; then
-    cat "$f" >> "$details"
+    grep -v -E '^ +Start +[0-9]+: ' "$f" >> "$details"
   else
-    { head -n "$n" "$f"; echo "... ($((total - 2 * n)) lines left out; all of them in $f) ..."; tail -n "$n" "$f"; } >> "$details"
+    { grep -v -E '^ +Start +[0-9]+: ' "$f" | head -n "$n"
+      echo "... ($((total - 2 * n)) lines left out; all of them in $f) ..."
+      grep -v -E '^ +Start +[0-9]+: ' "$f" | tail -n "$n"; } >> "$details"
   fi
 }
 
@@ -397,7 +402,7 @@ if [ ! -x "$cuda_test_bin" ]; then
 elif [ $have_gpu = 0 ]; then
   "$cuda_test_bin" > "$logs/cuda_tests.log" 2>&1
   cat "$logs/cuda_tests.log" >> "$details"
-  record "memcheck (CUDA tests)" skip 0 "no GPU: $(grep -o '[0-9]* test cases' "$logs/cuda_tests.log" | head -1 | sed 's/$/ skipped/')"
+  record "memcheck (CUDA tests)" skip 0 "no GPU: $(sed -n 's/.*test cases passing the current filters: \([0-9]*\).*/\1/p' "$logs/cuda_tests.log" | head -n 1) CUDA test cases skipped"
 else
   limit=$(stage_limit 180 60)
   if [ -n "$sanitizer" ]; then
@@ -432,7 +437,7 @@ else
   run_logged "$limit" "$logs/bench.log" "$bench_bin" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
     --benchmark_min_time=0.2 "--benchmark_out=$bench_json" --benchmark_out_format=json
   attach_log "$logs/bench.log" 80
-  errors=$(grep -c 'ERROR OCCURRED' "$logs/bench.log" || true)
+  errors=$(grep 'ERROR OCCURRED' "$logs/bench.log" | awk '{print $1}' | sort -u | wc -l)
   case $run_rc in 0) status=ok ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac
   [ "$errors" -gt 0 ] && status=FAIL
   record "bench (ember)" "$status" "$run_secs" "$errors benchmarks with errors; table below"
@@ -456,7 +461,7 @@ else
     case $run_rc in 0) status=ok ;; 77) status=skip ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac
     record "bench (PyTorch)" "$status" "$run_secs" "$(grep -m1 '^ember: ' "$logs/bench_torch.log" | sed 's/^ember: bench\/bench_cuda; //')"
     # The table goes into the summary too.
-    header_lines+=("" "$(sed -n '/^CUDA benchmarks, 256M/,$p' "$logs/bench_torch.log")")
+    bench_table=$(sed -n '/^CUDA benchmarks, 256M/,$p' "$logs/bench_torch.log")
   fi
 fi
 
