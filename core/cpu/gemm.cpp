@@ -1,20 +1,31 @@
-// GEMM on the CPU: Eigen's product for float and double, float for Half/BFloat16, a plain
-// loop for integers (PyTorch multiplies integer matrices on the CPU too), and the tensor
-// front end that maps strided operands onto it. The Eigen product itself is compiled once
-// per instruction set in gemm_<isa>.cpp (the only files that include Eigen); this file
-// picks one at run time (gemm_isa.h).
+// GEMM on the CPU: ember's own blocked product for float and double (Half/BFloat16 compute
+// in float), a plain loop for integers (PyTorch multiplies integer matrices on the CPU too),
+// and the tensor front end that maps strided operands onto it.
+//
+// The float/double product (fast_gemm) is the classic packed, cache-blocked scheme: depth k
+// in blocks of kc, each block's B panel (kc x n, stored as micro-panels of nr columns) packed
+// once and shared by all threads, the rows of A in blocks of mc packed per task into
+// micro-panels of mr rows, and a register-blocked micro-kernel (gemm_kernel.h; one per
+// instruction set, picked at run time, gemm_isa.h) computing mr x nr tiles of C with the
+// B micro-panel in L1. Small products skip packing where it would cost more than it saves
+// (the kernel then reads A and B in place). Threads split C into fixed tasks (rows x
+// columns), never k: each element of C is the same chain of fused multiply-adds however the
+// product is split, so results are bitwise the same for any thread count.
 #include "ember/core/cpu/gemm.h"
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/cpu/gemm_isa.h"
+#include "ember/core/cpu/gemm_kernel.h"
 #include "ember/core/tensor_iter.h"
 
 namespace ember::cpu {
@@ -26,8 +37,6 @@ bool cpu_supports(GemmIsa isa) {
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
   __builtin_cpu_init();  // products may run from static initialisers, before libgcc's own
   switch (isa) {
-    case GemmIsa::kGeneric:
-      return true;
     case GemmIsa::kAvx2:
       return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     case GemmIsa::kAvx512:
@@ -37,14 +46,13 @@ bool cpu_supports(GemmIsa isa) {
   }
   return false;
 #else
-  return isa == GemmIsa::kGeneric;
+  (void)isa;
+  return false;
 #endif
 }
 
 const gemm_detail::Kernels* compiled_kernels(GemmIsa isa) {
   switch (isa) {
-    case GemmIsa::kGeneric:
-      return gemm_detail::generic_kernels();
     case GemmIsa::kAvx2:
       return gemm_detail::avx2_kernels();
     case GemmIsa::kAvx512:
@@ -53,38 +61,43 @@ const gemm_detail::Kernels* compiled_kernels(GemmIsa isa) {
   return nullptr;
 }
 
-constexpr GemmIsa kIsas[] = {GemmIsa::kGeneric, GemmIsa::kAvx2, GemmIsa::kAvx512};
+constexpr GemmIsa kIsas[] = {GemmIsa::kAvx2, GemmIsa::kAvx512};
 
-/// EMBER_GEMM_ISA when set, else AVX2 where it runs. Not AVX-512: on the AMD EPYC this was
-/// measured on, Eigen's AVX-512 kernel was within noise of its AVX2 one (conv, and matmul
-/// from n = 128; bench/README.md), and 512-bit code lowers the clock on some Intel parts.
+/// EMBER_GEMM_ISA when set, else the widest available.
 GemmIsa initial_isa() {
-  const GemmIsa fallback = gemm_isa_available(GemmIsa::kAvx2) ? GemmIsa::kAvx2 : GemmIsa::kGeneric;
+  const GemmIsa fallback = gemm_isa_available(GemmIsa::kAvx512) ? GemmIsa::kAvx512 : GemmIsa::kAvx2;
   const char* env = std::getenv("EMBER_GEMM_ISA");
   if (env == nullptr || *env == '\0') return fallback;
   for (GemmIsa isa : kIsas)
     if (std::strcmp(env, gemm_isa_name(isa)) == 0 && gemm_isa_available(isa)) return isa;
   // Not an exception: the first product may run on a worker thread, where one would abort
   // the program. A benchmark must not silently measure another kernel, hence the message.
-  std::fprintf(stderr,
-               "ember: EMBER_GEMM_ISA=%s is not generic, avx2 or avx512 available on this build and CPU; "
-               "using %s\n",
+  std::fprintf(stderr, "ember: EMBER_GEMM_ISA=%s is not avx2 or avx512 available on this build and CPU; using %s\n",
                env, gemm_isa_name(fallback));
   return fallback;
 }
 
-/// The kernels in use; set once from initial_isa() (thread-safe static), then by set_gemm_isa.
-std::atomic<const gemm_detail::Kernels*>& active_slot() {
-  static std::atomic<const gemm_detail::Kernels*> slot{compiled_kernels(initial_isa())};
+/// The instruction set in use; set once from initial_isa() (thread-safe static), then by
+/// set_gemm_isa.
+std::atomic<GemmIsa>& isa_slot() {
+  static std::atomic<GemmIsa> slot{initial_isa()};
   return slot;
+}
+
+/// use_kernels_for_testing's override (nullptr: none).
+std::atomic<const gemm_detail::Kernels*> g_test_kernels{nullptr};
+
+/// The kernels products run on; nullptr where none runs here (then a plain loop computes).
+const gemm_detail::Kernels* active_kernels() {
+  if (const gemm_detail::Kernels* k = g_test_kernels.load(std::memory_order_relaxed)) return k;
+  const GemmIsa isa = isa_slot().load(std::memory_order_relaxed);
+  return gemm_isa_available(isa) ? compiled_kernels(isa) : nullptr;
 }
 
 }  // namespace
 
 const char* gemm_isa_name(GemmIsa isa) {
   switch (isa) {
-    case GemmIsa::kGeneric:
-      return "generic";
     case GemmIsa::kAvx2:
       return "avx2";
     case GemmIsa::kAvx512:
@@ -93,60 +106,277 @@ const char* gemm_isa_name(GemmIsa isa) {
   return "unknown";
 }
 
-bool gemm_isa_available(GemmIsa isa) { return compiled_kernels(isa) != nullptr && cpu_supports(isa); }
+// The CPU first: an accessor compiled with AVX-512 flags may use them itself.
+bool gemm_isa_available(GemmIsa isa) { return cpu_supports(isa) && compiled_kernels(isa) != nullptr; }
 
-GemmIsa gemm_isa() {
-  const gemm_detail::Kernels* k = active_slot().load(std::memory_order_relaxed);
-  for (GemmIsa isa : kIsas)
-    if (compiled_kernels(isa) == k) return isa;
-  return GemmIsa::kGeneric;
-}
+GemmIsa gemm_isa() { return isa_slot().load(std::memory_order_relaxed); }
 
 void set_gemm_isa(GemmIsa isa) {
   EMBER_CHECK(gemm_isa_available(isa), "set_gemm_isa: this build or this CPU has no ", gemm_isa_name(isa),
               " GEMM kernel");
-  active_slot().store(compiled_kernels(isa), std::memory_order_relaxed);
+  isa_slot().store(isa, std::memory_order_relaxed);
+}
+
+void gemm_detail::use_kernels_for_testing(const Kernels* kernels) {
+  g_test_kernels.store(kernels, std::memory_order_relaxed);
 }
 
 namespace {
 
-/// Below this many multiply-adds a product runs as one call on the calling thread.
+/// Below this many multiply-adds a product runs as one task on the calling thread.
 constexpr int64_t kParallelWork = int64_t{1} << 21;
-/// Rows (or columns) of C per parallel block. Fixed, so how C is split, and with it every
-/// rounding, never depends on the thread count.
-constexpr int64_t kBlock = 128;
 
-/// One Eigen product on the calling thread (T is float or double), by the active kernels.
+using gemm_detail::MicroKernel;
+using gemm_detail::MicroKernels;
+
+int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t a, int64_t b) { return cdiv(a, b) * b; }
+
+/// A per-thread, 64-byte aligned scratch buffer of at least n elements, kept between calls
+/// (slot 0: the packed A block of a task, 1: the shared packed B panel, owned by the thread
+/// that called gemm, 2: one edge micro-panel of B).
 template <class T>
-void eigen_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
-                const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  const gemm_detail::Kernels* kernels = active_slot().load(std::memory_order_relaxed);
-  if constexpr (std::is_same_v<T, float>)
-    kernels->f32(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  else
-    kernels->f64(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+T* scratch(int slot, int64_t n) {
+  struct Buffer {
+    std::unique_ptr<char[]> bytes;
+    size_t size = 0;
+  };
+  thread_local Buffer buffers[3];
+  Buffer& buf = buffers[slot];
+  const size_t want = static_cast<size_t>(n) * sizeof(T) + 64;
+  if (buf.size < want) {
+    buf.bytes.reset();  // free first: the old and the new buffer need not coexist
+    buf.bytes.reset(new char[want]);
+    buf.size = want;
+  }
+  return reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(buf.bytes.get()) + 63) & ~uintptr_t{63});
 }
 
-/// Splits a large product into fixed blocks of C's rows (or columns, when C is wide) and
-/// runs them on ember's threads; small products run as they are.
+/// One product's operands: op(A)(i, p) = a[i * ars + p * acs], op(B)(p, j) = b[p * brs + j * bcs].
 template <class T>
-void blocked_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
-                  const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  if (m * n * k < kParallelWork) {
-    eigen_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+struct Product {
+  const MicroKernels<T>& ks;
+  int64_t m, n, k;
+  T alpha;
+  const T* a;
+  int64_t ars, acs;
+  const T* b;
+  int64_t brs, bcs;
+  T* c;
+  int64_t ldc;
+  bool pack_a;
+};
+
+/// Rows [i0, i0 + rows) x depth [p0, p0 + kc) of op(A) as micro-panels of mr rows: panel r
+/// at dst + r * mr * kc, its element (i, p) at [p * mr + i]. A last, short panel keeps the
+/// stride mr (its kernel reads only its rows).
+template <class T>
+void pack_a(const Product<T>& P, int64_t i0, int64_t rows, int64_t p0, int64_t kc, T* dst) {
+  const int mr = P.ks.mr;
+  for (int64_t r = 0; r < rows; r += mr) {
+    const int64_t h = std::min<int64_t>(mr, rows - r);
+    T* d = dst + r * kc;
+    const T* s = P.a + (i0 + r) * P.ars + p0 * P.acs;
+    if (P.ars == 1) {  // A stored transposed: the panel's mr values of one p are contiguous
+      for (int64_t p = 0; p < kc; ++p)
+        for (int64_t i = 0; i < h; ++i) d[p * mr + i] = s[p * P.acs + i];
+    } else if (P.acs == 1 && h == mr) {  // rows contiguous: gather mr rows at a time
+      for (int64_t p = 0; p < kc; ++p)
+        for (int64_t i = 0; i < mr; ++i) d[p * mr + i] = s[i * P.ars + p];
+    } else {
+      for (int64_t i = 0; i < h; ++i)
+        for (int64_t p = 0; p < kc; ++p) d[p * mr + i] = s[i * P.ars + p * P.acs];
+    }
+  }
+}
+
+/// Columns [j0, j0 + w) (w <= nr) x depth [p0, p0 + kc) of op(B) as one micro-panel:
+/// element (p, j) at dst[p * nr + j], columns w..nr zero.
+template <class T>
+void pack_b(const Product<T>& P, int64_t j0, int64_t w, int64_t p0, int64_t kc, T* dst) {
+  const int nr = P.ks.nr;
+  const T* s = P.b + p0 * P.brs + j0 * P.bcs;
+  if (P.bcs == 1) {
+    for (int64_t p = 0; p < kc; ++p) {
+      const T* sp = s + p * P.brs;
+      T* dp = dst + p * nr;
+      for (int64_t j = 0; j < w; ++j) dp[j] = sp[j];
+      for (int64_t j = w; j < nr; ++j) dp[j] = T(0);
+    }
+  } else if (w == nr && P.brs == 1) {  // B stored transposed: read nr rows of it side by side
+    constexpr int kStep = 8;
+    int64_t p = 0;
+    for (; p + kStep <= kc; p += kStep)
+      for (int64_t j = 0; j < nr; ++j) {
+        const T* sj = s + j * P.bcs + p;
+#pragma GCC unroll 8
+        for (int q = 0; q < kStep; ++q) dst[(p + q) * nr + j] = sj[q];
+      }
+    for (; p < kc; ++p)
+      for (int64_t j = 0; j < nr; ++j) dst[p * nr + j] = s[j * P.bcs + p];
+  } else {
+    for (int64_t p = 0; p < kc; ++p) {
+      T* dp = dst + p * nr;
+      for (int64_t j = 0; j < w; ++j) dp[j] = s[p * P.brs + j * P.bcs];
+      for (int64_t j = w; j < nr; ++j) dp[j] = T(0);
+    }
+  }
+}
+
+/// C rows [i0, i0 + mb) x columns [j0, j0 + nb) += the depth block [p0, p0 + kc) (beta:
+/// the caller's for the first block, 1 after). bpanel: that block's B packed for columns
+/// from bpanel_j0 on (j0 - bpanel_j0 a multiple of nr), or nullptr to read B in place.
+template <class T>
+void run_block(const Product<T>& P, int64_t i0, int64_t mb, int64_t j0, int64_t nb, int64_t p0, int64_t kc, T beta,
+               const T* bpanel, int64_t bpanel_j0) {
+  const MicroKernels<T>& ks = P.ks;
+  const int mr = ks.mr, nr = ks.nr;
+  T* apacked = nullptr;
+  if (P.pack_a) {
+    apacked = scratch<T>(0, round_up(mb, mr) * kc);
+    pack_a(P, i0, mb, p0, kc, apacked);
+  }
+  alignas(64) T tile[16 * 32];  // a micro-tile of an edge: at most 16 rows of 2 x 512 bits
+  for (int64_t j = j0; j < j0 + nb; j += nr) {
+    const int64_t w = std::min<int64_t>(nr, j0 + nb - j);
+    const T* bp;
+    int64_t rsb = nr;
+    if (bpanel != nullptr) {
+      bp = bpanel + (j - bpanel_j0) * kc;
+    } else if (w == nr && P.bcs == 1) {
+      bp = P.b + p0 * P.brs + j;
+      rsb = P.brs;
+    } else {
+      T* buf = scratch<T>(2, kc * nr);
+      pack_b(P, j, w, p0, kc, buf);
+      bp = buf;
+    }
+    for (int64_t i = i0; i < i0 + mb; i += mr) {
+      const int h = static_cast<int>(std::min<int64_t>(mr, i0 + mb - i));
+      const MicroKernel<T> kernel = P.pack_a ? ks.packed[h - 1] : ks.strided[h - 1];
+      const T* ap = P.pack_a ? apacked + (i - i0) * kc : P.a + i * P.ars + p0 * P.acs;
+      T* cp = P.c + i * P.ldc + j;
+      if (w == nr) {
+        kernel(kc, ap, P.ars, P.acs, bp, rsb, cp, P.ldc, P.alpha, beta);
+        continue;
+      }
+      // A partial tile: the kernel writes its sums (alpha 1, beta 0: exact), then the same
+      // final rounding as the kernel's own, element by element.
+      kernel(kc, ap, P.ars, P.acs, bp, rsb, tile, nr, T(1), T(0));
+      for (int r = 0; r < h; ++r)
+        for (int64_t q = 0; q < w; ++q) {
+          T& cv = cp[r * P.ldc + q];
+          const T acc = tile[r * nr + q];
+          cv = beta == T(0) ? P.alpha * acc : std::fma(P.alpha, acc, beta * cv);
+        }
+    }
+  }
+}
+
+/// C = beta C for the products that read neither A nor B (k == 0 or alpha == 0).
+template <class T>
+void scale_c(int64_t m, int64_t n, T beta, T* c, int64_t ldc) {
+  if (beta == T(1)) return;
+  for (int64_t i = 0; i < m; ++i) {
+    T* ci = c + i * ldc;
+    if (beta == T(0))
+      std::fill(ci, ci + n, T(0));  // overwrite, so NaNs in C do not survive (BLAS)
+    else
+      for (int64_t j = 0; j < n; ++j) ci[j] *= beta;
+  }
+}
+
+/// Columns of C per outer block: the shared packed B panel (kc x nc) stays under 4 MiB.
+template <class T>
+int64_t column_block(const MicroKernels<T>& ks) {
+  return std::max<int64_t>(ks.nr, ((int64_t{4} << 20) / (static_cast<int64_t>(sizeof(T)) * ks.kc)) / ks.nr * ks.nr);
+}
+
+/// The float/double product of gemm's contract, m, n, k > 0 and alpha != 0.
+template <class T>
+void fast_gemm(const MicroKernels<T>& ks, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+               int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  const int mr = ks.mr, nr = ks.nr;
+  // Packing B costs a copy of it per depth block and pays back over the row tiles reading it;
+  // A's per task, over the column tiles. Transposed B is always packed (the kernel needs its
+  // columns contiguous).
+  const bool packed_b = tb || m > 4 * mr;
+  const bool packed_a = n > 2 * nr;
+  const Product<T> P{ks, m, n, k, alpha, a, ta ? 1 : lda, ta ? lda : 1, b, tb ? 1 : ldb, tb ? ldb : 1, c, ldc,
+                     packed_a};
+  // Depth blocks: equal, at most kc deep, a function of k alone (each element's chain of
+  // multiply-adds, and so its rounding, is fixed by them).
+  const int64_t nkb = cdiv(k, ks.kc), kcb = cdiv(k, nkb);
+  const int64_t work = m * n * k;
+  const int64_t nc = column_block(ks);
+  for (int64_t jc = 0; jc < n; jc += nc) {
+    const int64_t w = std::min(nc, n - jc);
+    // Tasks: tm x tn blocks of C of equal size (whole register tiles), about 8 for a large
+    // product, fewer for a smaller one, one below kParallelWork. The shape alone sets them.
+    int64_t tm = cdiv(m, ks.mc), tn = 1;
+    const int64_t want = work < kParallelWork ? 1 : work < 8 * kParallelWork ? 4 : 8;
+    while (tm * tn < want) {
+      const double rows = static_cast<double>(m) / static_cast<double>(tm * mr);
+      const double cols = static_cast<double>(w) / static_cast<double>(tn * nr);
+      if (rows >= cols && rows >= 2)
+        ++tm;
+      else if (cols >= 2)
+        ++tn;
+      else
+        break;
+    }
+    const int64_t mb = round_up(cdiv(m, tm), mr), nb = round_up(cdiv(w, tn), nr);
+    tm = cdiv(m, mb);
+    tn = cdiv(w, nb);
+    const int64_t ntasks = tm * tn;
+    auto task = [&](int64_t t, int64_t p0, int64_t kc, T beta_k, const T* bpanel) {
+      const int64_t i0 = (t / tn) * mb, j0 = jc + (t % tn) * nb;
+      run_block(P, i0, std::min(mb, m - i0), j0, std::min(nb, jc + w - j0), p0, kc, beta_k, bpanel, jc);
+    };
+    if (packed_b) {
+      T* bpanel = scratch<T>(1, kcb * round_up(w, nr));
+      const int64_t npanels = cdiv(w, nr);
+      for (int64_t kb = 0; kb < nkb; ++kb) {
+        const int64_t p0 = kb * kcb, kc = std::min(kcb, k - p0);
+        const T beta_k = kb == 0 ? beta : T(1);
+        parallel_for(npanels, ntasks == 1 ? npanels : std::max<int64_t>(1, npanels / 8),
+                     [&](int64_t first, int64_t last) {
+                       for (int64_t q = first; q < last; ++q)
+                         pack_b(P, jc + q * nr, std::min<int64_t>(nr, w - q * nr), p0, kc, bpanel + q * nr * kc);
+                     });
+        parallel_for(ntasks, 1, [&](int64_t first, int64_t last) {
+          for (int64_t t = first; t < last; ++t) task(t, p0, kc, beta_k, bpanel);
+        });
+      }
+    } else {
+      parallel_for(ntasks, 1, [&](int64_t first, int64_t last) {
+        for (int64_t t = first; t < last; ++t)
+          for (int64_t kb = 0; kb < nkb; ++kb) {
+            const int64_t p0 = kb * kcb;
+            task(t, p0, std::min(kcb, k - p0), kb == 0 ? beta : T(1), nullptr);
+          }
+      });
+    }
+  }
+}
+
+/// float and double: ember's blocked product on the active kernels.
+template <class T>
+void float_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
+                int64_t ldb, T beta, T* c, int64_t ldc) {
+  if (k == 0 || alpha == T(0)) {
+    scale_c(m, n, beta, c, ldc);
     return;
   }
-  const bool by_rows = m >= n;
-  const int64_t len = by_rows ? m : n;
-  parallel_for((len + kBlock - 1) / kBlock, 1, [&](int64_t first, int64_t last) {
-    for (int64_t blk = first; blk < last; ++blk) {
-      int64_t s = blk * kBlock, e = std::min(len, s + kBlock);
-      if (by_rows)  // rows s..e of op(A) and of C
-        eigen_gemm(ta, tb, e - s, n, k, alpha, ta ? a + s : a + s * lda, lda, b, ldb, beta, c + s * ldc, ldc);
-      else  // columns s..e of op(B) and of C
-        eigen_gemm(ta, tb, m, e - s, k, alpha, a, lda, tb ? b + s * ldb : b + s, ldb, beta, c + s, ldc);
-    }
-  });
+  const gemm_detail::Kernels* kernels = active_kernels();
+  if (kernels == nullptr) {  // no kernel for this CPU or build: the plain loop
+    gemm_reference<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  if constexpr (std::is_same_v<T, float>)
+    fast_gemm(kernels->f32, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  else
+    fast_gemm(kernels->f64, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 /// Integer products wrap around as PyTorch's do; unsigned arithmetic makes that defined
@@ -189,7 +419,7 @@ void low_precision_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float
   if (beta != 0.0f)
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) fc[i * n + j] = static_cast<float>(c[i * ldc + j]);
-  blocked_gemm<float>(false, false, m, n, k, alpha, fa.data(), std::max<int64_t>(1, k), fb.data(),
+  float_gemm<float>(false, false, m, n, k, alpha, fa.data(), std::max<int64_t>(1, k), fb.data(),
                       std::max<int64_t>(1, n), beta, fc.data(), std::max<int64_t>(1, n));
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = static_cast<T>(fc[i * n + j]);
@@ -202,7 +432,7 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, opmath_t<
           int64_t lda, const T* b, int64_t ldb, opmath_t<T> beta, T* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
-    blocked_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    float_gemm<T>(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   else if constexpr (is_float_v<T>)
     low_precision_gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   else
