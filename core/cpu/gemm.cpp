@@ -23,6 +23,10 @@
 #include <type_traits>
 #include <vector>
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/cpu/gemm_isa.h"
 #include "ember/core/cpu/gemm_kernel.h"
@@ -167,106 +171,166 @@ struct Product {
   bool pack_a;
 };
 
-/// Rows [i0, i0 + rows) x depth [p0, p0 + kc) of op(A) as micro-panels of mr rows: panel r
-/// at dst + r * mr * kc, its element (i, p) at [p * mr + i]. A last, short panel keeps the
-/// stride mr (its kernel reads only its rows).
-template <class T>
-void pack_a(const Product<T>& P, int64_t i0, int64_t rows, int64_t p0, int64_t kc, T* dst) {
-  const int mr = P.ks.mr;
-  for (int64_t r = 0; r < rows; r += mr) {
-    const int64_t h = std::min<int64_t>(mr, rows - r);
-    T* d = dst + r * kc;
-    const T* s = P.a + (i0 + r) * P.ars + p0 * P.acs;
-    if (P.ars == 1) {  // A stored transposed: the panel's mr values of one p are contiguous
-      for (int64_t p = 0; p < kc; ++p)
-        for (int64_t i = 0; i < h; ++i) d[p * mr + i] = s[p * P.acs + i];
-    } else if (P.acs == 1 && h == mr) {  // rows contiguous: gather mr rows at a time
-      for (int64_t p = 0; p < kc; ++p)
-        for (int64_t i = 0; i < mr; ++i) d[p * mr + i] = s[i * P.ars + p];
-    } else {
-      for (int64_t i = 0; i < h; ++i)
-        for (int64_t p = 0; p < kc; ++p) d[p * mr + i] = s[i * P.ars + p * P.acs];
-    }
+#if defined(__AVX2__)
+/// r[q] <- column q of the 8 x 8 matrix whose rows are r[0..7].
+inline void transpose8(__m256 r[8]) {
+  __m256 t[8], u[8];
+  for (int q = 0; q < 8; q += 2) {
+    t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
+    t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
+  }
+  for (int q = 0; q < 8; q += 4) {
+    u[q] = _mm256_shuffle_ps(t[q], t[q + 2], 0x44);
+    u[q + 1] = _mm256_shuffle_ps(t[q], t[q + 2], 0xEE);
+    u[q + 2] = _mm256_shuffle_ps(t[q + 1], t[q + 3], 0x44);
+    u[q + 3] = _mm256_shuffle_ps(t[q + 1], t[q + 3], 0xEE);
+  }
+  for (int q = 0; q < 4; ++q) {
+    r[q] = _mm256_permute2f128_ps(u[q], u[q + 4], 0x20);
+    r[q + 4] = _mm256_permute2f128_ps(u[q], u[q + 4], 0x31);
   }
 }
 
-/// Columns [j0, j0 + w) (w <= nr) x depth [p0, p0 + kc) of op(B) as one micro-panel:
-/// element (p, j) at dst[p * nr + j], columns w..nr zero.
-template <class T>
-void pack_b(const Product<T>& P, int64_t j0, int64_t w, int64_t p0, int64_t kc, T* dst) {
-  const int nr = P.ks.nr;
-  const T* s = P.b + p0 * P.brs + j0 * P.bcs;
-  if (P.bcs == 1) {
-    for (int64_t p = 0; p < kc; ++p) {
-      const T* sp = s + p * P.brs;
-      T* dp = dst + p * nr;
-      for (int64_t j = 0; j < w; ++j) dp[j] = sp[j];
-      for (int64_t j = w; j < nr; ++j) dp[j] = T(0);
-    }
-  } else if (w == nr && P.brs == 1) {  // B stored transposed: read nr rows of it side by side
-    constexpr int kStep = 8;
-    int64_t p = 0;
-    for (; p + kStep <= kc; p += kStep)
-      for (int64_t j = 0; j < nr; ++j) {
-        const T* sj = s + j * P.bcs + p;
-#pragma GCC unroll 8
-        for (int q = 0; q < kStep; ++q) dst[(p + q) * nr + j] = sj[q];
-      }
-    for (; p < kc; ++p)
-      for (int64_t j = 0; j < nr; ++j) dst[p * nr + j] = s[j * P.bcs + p];
-  } else {
-    for (int64_t p = 0; p < kc; ++p) {
-      T* dp = dst + p * nr;
-      for (int64_t j = 0; j < w; ++j) dp[j] = s[p * P.brs + j * P.bcs];
-      for (int64_t j = w; j < nr; ++j) dp[j] = T(0);
-    }
+/// The first n (4, 6 or 8) floats of v to dst.
+inline void store_first(float* dst, __m256 v, int n) {
+  if (n == 8) {
+    _mm256_storeu_ps(dst, v);
+    return;
   }
+  const __m128 lo = _mm256_castps256_ps128(v);
+  _mm_storeu_ps(dst, lo);
+  if (n == 6) _mm_storel_pi(reinterpret_cast<__m64*>(dst + 4), _mm256_extractf128_ps(v, 1));
+}
+#endif
+
+/// dst[p * R + i] = src[i * ld + p] for i < h, 0 for h <= i < R, p < kc: R rows of a
+/// row-major matrix side by side (A stored untransposed into an A micro-panel, B stored
+/// transposed into a B micro-panel). 8 x 8 blocks through registers for float.
+template <int R, class T>
+void pack_transposed(const T* src, int64_t ld, int64_t h, int64_t kc, T* dst) {
+  int64_t p = 0;
+#if defined(__AVX2__)
+  if constexpr (std::is_same_v<T, float> && R % 2 == 0 && R >= 4) {
+    for (; p + 8 <= kc; p += 8)
+      for (int g = 0; g < R; g += 8) {
+        __m256 r[8];
+        for (int q = 0; q < 8; ++q)
+          r[q] = g + q < h ? _mm256_loadu_ps(src + (g + q) * ld + p) : _mm256_setzero_ps();
+        transpose8(r);
+        const int width = std::min(8, R - g);
+        for (int q = 0; q < 8; ++q) store_first(dst + (p + q) * R + g, r[q], width);
+      }
+  }
+#endif
+  for (; p < kc; ++p)
+    for (int i = 0; i < R; ++i) dst[p * R + i] = i < h ? src[i * ld + p] : T(0);
+}
+
+/// dst[p * R + i] = src[p * ld + i] for i < h, 0 for h <= i < R, p < kc: the rows of a
+/// micro-panel already side by side in memory (A stored transposed, B untransposed).
+template <int R, class T>
+void pack_direct(const T* src, int64_t ld, int64_t h, int64_t kc, T* dst) {
+  if (h == R) {
+    for (int64_t p = 0; p < kc; ++p) std::memcpy(dst + p * R, src + p * ld, R * sizeof(T));
+    return;
+  }
+  for (int64_t p = 0; p < kc; ++p)
+    for (int i = 0; i < R; ++i) dst[p * R + i] = i < h ? src[p * ld + i] : T(0);
+}
+
+/// Rows [i0, i0 + rows) x depth [p0, p0 + kc) of op(A) as micro-panels of MR rows: panel r
+/// at dst + r * MR * kc, its element (i, p) at [p * MR + i] (a short last panel padded).
+template <int MR, class T>
+void pack_a(const Product<T>& P, int64_t i0, int64_t rows, int64_t p0, int64_t kc, T* dst) {
+  for (int64_t r = 0; r < rows; r += MR) {
+    const int64_t h = std::min<int64_t>(MR, rows - r);
+    const T* s = P.a + (i0 + r) * P.ars + p0 * P.acs;
+    if (P.ars == 1)
+      pack_direct<MR>(s, P.acs, h, kc, dst + r * kc);
+    else if (P.acs == 1)
+      pack_transposed<MR>(s, P.ars, h, kc, dst + r * kc);
+    else
+      for (int64_t p = 0; p < kc; ++p)
+        for (int i = 0; i < MR; ++i) dst[r * kc + p * MR + i] = i < h ? s[i * P.ars + p * P.acs] : T(0);
+  }
+}
+
+/// Columns [j0, j0 + w) (w <= NR) x depth [p0, p0 + kc) of op(B) as one micro-panel:
+/// element (p, j) at dst[p * NR + j], columns w..NR zero.
+template <int NR, class T>
+void pack_b(const Product<T>& P, int64_t j0, int64_t w, int64_t p0, int64_t kc, T* dst) {
+  const T* s = P.b + p0 * P.brs + j0 * P.bcs;
+  if (P.bcs == 1)
+    pack_direct<NR>(s, P.brs, w, kc, dst);
+  else if (P.brs == 1)
+    pack_transposed<NR>(s, P.bcs, w, kc, dst);
+  else
+    for (int64_t p = 0; p < kc; ++p)
+      for (int j = 0; j < NR; ++j) dst[p * NR + j] = j < w ? s[p * P.brs + j * P.bcs] : T(0);
+}
+
+/// Micro-panels [q0, q1) of the columns [jc, jc + w) of op(B), depth [p0, p0 + kc), panel q
+/// at dst + q * NR * kc. Untransposed B row by row (each row read once, contiguously).
+template <int NR, class T>
+void pack_b_panels(const Product<T>& P, int64_t jc, int64_t w, int64_t q0, int64_t q1, int64_t p0, int64_t kc,
+                   T* dst) {
+  if (P.bcs != 1) {
+    for (int64_t q = q0; q < q1; ++q)
+      pack_b<NR>(P, jc + q * NR, std::min<int64_t>(NR, w - q * NR), p0, kc, dst + q * NR * kc);
+    return;
+  }
+  const int64_t full_end = std::min(q1, w / NR);  // panels [q0, full_end) are NR wide
+  for (int64_t p = 0; p < kc; ++p) {
+    const T* row = P.b + (p0 + p) * P.brs + jc;
+    for (int64_t q = q0; q < full_end; ++q) std::memcpy(dst + q * NR * kc + p * NR, row + q * NR, NR * sizeof(T));
+  }
+  for (int64_t q = std::max(q0, full_end); q < q1; ++q)
+    pack_b<NR>(P, jc + q * NR, std::min<int64_t>(NR, w - q * NR), p0, kc, dst + q * NR * kc);
 }
 
 /// C rows [i0, i0 + mb) x columns [j0, j0 + nb) += the depth block [p0, p0 + kc) (beta:
 /// the caller's for the first block, 1 after). bpanel: that block's B packed for columns
-/// from bpanel_j0 on (j0 - bpanel_j0 a multiple of nr), or nullptr to read B in place.
-template <class T>
+/// from bpanel_j0 on (j0 - bpanel_j0 a multiple of NR), or nullptr to read B in place.
+template <int MR, int NR, class T>
 void run_block(const Product<T>& P, int64_t i0, int64_t mb, int64_t j0, int64_t nb, int64_t p0, int64_t kc, T beta,
                const T* bpanel, int64_t bpanel_j0) {
   const MicroKernels<T>& ks = P.ks;
-  const int mr = ks.mr, nr = ks.nr;
   T* apacked = nullptr;
   if (P.pack_a) {
-    apacked = scratch<T>(0, round_up(mb, mr) * kc);
-    pack_a(P, i0, mb, p0, kc, apacked);
+    apacked = scratch<T>(0, round_up(mb, MR) * kc);
+    pack_a<MR>(P, i0, mb, p0, kc, apacked);
   }
-  alignas(64) T tile[16 * 32];  // a micro-tile of an edge: at most 16 rows of 2 x 512 bits
-  for (int64_t j = j0; j < j0 + nb; j += nr) {
-    const int64_t w = std::min<int64_t>(nr, j0 + nb - j);
+  alignas(64) T tile[MR * NR];  // the sums of an edge micro-tile
+  for (int64_t j = j0; j < j0 + nb; j += NR) {
+    const int64_t w = std::min<int64_t>(NR, j0 + nb - j);
     const T* bp;
-    int64_t rsb = nr;
+    int64_t rsb = NR;
     if (bpanel != nullptr) {
       bp = bpanel + (j - bpanel_j0) * kc;
-    } else if (w == nr && P.bcs == 1) {
+    } else if (w == NR && P.bcs == 1) {
       bp = P.b + p0 * P.brs + j;
       rsb = P.brs;
     } else {
-      T* buf = scratch<T>(2, kc * nr);
-      pack_b(P, j, w, p0, kc, buf);
+      T* buf = scratch<T>(2, kc * NR);
+      pack_b<NR>(P, j, w, p0, kc, buf);
       bp = buf;
     }
-    for (int64_t i = i0; i < i0 + mb; i += mr) {
-      const int h = static_cast<int>(std::min<int64_t>(mr, i0 + mb - i));
+    for (int64_t i = i0; i < i0 + mb; i += MR) {
+      const int h = static_cast<int>(std::min<int64_t>(MR, i0 + mb - i));
       const MicroKernel<T> kernel = P.pack_a ? ks.packed[h - 1] : ks.strided[h - 1];
       const T* ap = P.pack_a ? apacked + (i - i0) * kc : P.a + i * P.ars + p0 * P.acs;
       T* cp = P.c + i * P.ldc + j;
-      if (w == nr) {
+      if (w == NR) {
         kernel(kc, ap, P.ars, P.acs, bp, rsb, cp, P.ldc, P.alpha, beta);
         continue;
       }
       // A partial tile: the kernel writes its sums (alpha 1, beta 0: exact), then the same
       // final rounding as the kernel's own, element by element.
-      kernel(kc, ap, P.ars, P.acs, bp, rsb, tile, nr, T(1), T(0));
+      kernel(kc, ap, P.ars, P.acs, bp, rsb, tile, NR, T(1), T(0));
       for (int r = 0; r < h; ++r)
         for (int64_t q = 0; q < w; ++q) {
           T& cv = cp[r * P.ldc + q];
-          const T acc = tile[r * nr + q];
+          const T acc = tile[r * NR + q];
           cv = beta == T(0) ? P.alpha * acc : std::fma(P.alpha, acc, beta * cv);
         }
     }
@@ -292,16 +356,21 @@ int64_t column_block(const MicroKernels<T>& ks) {
   return std::max<int64_t>(ks.nr, ((int64_t{4} << 20) / (static_cast<int64_t>(sizeof(T)) * ks.kc)) / ks.nr * ks.nr);
 }
 
-/// The float/double product of gemm's contract, m, n, k > 0 and alpha != 0.
-template <class T>
+/// The float/double product of gemm's contract, m, n, k > 0 and alpha != 0, on kernels of
+/// MR x NR tiles.
+template <int MR, int NR, class T>
 void fast_gemm(const MicroKernels<T>& ks, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
                int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  const int mr = ks.mr, nr = ks.nr;
-  // Packing B costs a copy of it per depth block and pays back over the row tiles reading it;
-  // A's per task, over the column tiles. Transposed B is always packed (the kernel needs its
-  // columns contiguous).
-  const bool packed_b = tb || m > 4 * mr;
-  const bool packed_a = n > 2 * nr;
+  constexpr int mr = MR, nr = NR;
+  // Packing B costs a copy of it per depth block and pays back over the row tiles reading
+  // it. Transposed B is always packed (the kernel needs its columns contiguous); untransposed
+  // B is read in place for a few row tiles, or when it fits in half of L2 (no copy, and one
+  // parallel region per product instead of two per depth block).
+  const bool packed_b = tb || (m > 4 * mr && k * n * static_cast<int64_t>(sizeof(T)) > (int64_t{512} << 10));
+  // A read in place costs nothing up front but is read from L2 with A's row stride; packing
+  // pays where that stride maps A's rows onto few cache sets (a multiple of 4 KiB) and for
+  // large products. (Measured on Zen 3: in place is faster up to n = 512.)
+  const bool packed_a = n > 2 * nr && (n >= 1024 || (lda * static_cast<int64_t>(sizeof(T))) % 4096 == 0);
   const Product<T> P{ks, m, n, k, alpha, a, ta ? 1 : lda, ta ? lda : 1, b, tb ? 1 : ldb, tb ? ldb : 1, c, ldc,
                      packed_a};
   // Depth blocks: equal, at most kc deep, a function of k alone (each element's chain of
@@ -331,7 +400,7 @@ void fast_gemm(const MicroKernels<T>& ks, bool ta, bool tb, int64_t m, int64_t n
     const int64_t ntasks = tm * tn;
     auto task = [&](int64_t t, int64_t p0, int64_t kc, T beta_k, const T* bpanel) {
       const int64_t i0 = (t / tn) * mb, j0 = jc + (t % tn) * nb;
-      run_block(P, i0, std::min(mb, m - i0), j0, std::min(nb, jc + w - j0), p0, kc, beta_k, bpanel, jc);
+      run_block<MR, NR>(P, i0, std::min(mb, m - i0), j0, std::min(nb, jc + w - j0), p0, kc, beta_k, bpanel, jc);
     };
     if (packed_b) {
       T* bpanel = scratch<T>(1, kcb * round_up(w, nr));
@@ -340,10 +409,7 @@ void fast_gemm(const MicroKernels<T>& ks, bool ta, bool tb, int64_t m, int64_t n
         const int64_t p0 = kb * kcb, kc = std::min(kcb, k - p0);
         const T beta_k = kb == 0 ? beta : T(1);
         parallel_for(npanels, ntasks == 1 ? npanels : std::max<int64_t>(1, npanels / 8),
-                     [&](int64_t first, int64_t last) {
-                       for (int64_t q = first; q < last; ++q)
-                         pack_b(P, jc + q * nr, std::min<int64_t>(nr, w - q * nr), p0, kc, bpanel + q * nr * kc);
-                     });
+                     [&](int64_t first, int64_t last) { pack_b_panels<NR>(P, jc, w, first, last, p0, kc, bpanel); });
         parallel_for(ntasks, 1, [&](int64_t first, int64_t last) {
           for (int64_t t = first; t < last; ++t) task(t, p0, kc, beta_k, bpanel);
         });
@@ -373,10 +439,20 @@ void float_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, cons
     gemm_reference<T>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     return;
   }
-  if constexpr (std::is_same_v<T, float>)
-    fast_gemm(kernels->f32, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  const MicroKernels<T>& ks = [&]() -> const MicroKernels<T>& {
+    if constexpr (std::is_same_v<T, float>)
+      return kernels->f32;
+    else
+      return kernels->f64;
+  }();
+  // The tile shapes gemm_kernel_<isa>.cpp define: AVX2 6 x 2 ymm, AVX-512 12 x 2 zmm.
+  constexpr int kLanes256 = 32 / static_cast<int>(sizeof(T));
+  if (ks.mr == 6 && ks.nr == 2 * kLanes256)
+    fast_gemm<6, 2 * kLanes256>(ks, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  else if (ks.mr == 12 && ks.nr == 4 * kLanes256)
+    fast_gemm<12, 4 * kLanes256>(ks, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   else
-    fast_gemm(kernels->f64, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    EMBER_CHECK(false, "gemm: no driver for ", ks.mr, " x ", ks.nr, " micro-kernels");
 }
 
 /// Integer products wrap around as PyTorch's do; unsigned arithmetic makes that defined
