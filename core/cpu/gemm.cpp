@@ -426,12 +426,147 @@ void fast_gemm(const MicroKernels<T>& ks, bool ta, bool tb, int64_t m, int64_t n
   }
 }
 
+// ---- matrix-vector products (m == 1 or n == 1) ----------------------------------------------
+// A register tile would be mostly padding there, and packing would cost as much as the
+// product: these are dot products or axpy sweeps over the matrix, memory-bound.
+
+#if defined(__AVX2__) && defined(__FMA__)
+template <class T>
+struct Simd;
+template <>
+struct Simd<float> {
+  using V = __m256;
+  static constexpr int W = 8;
+  static V zero() { return _mm256_setzero_ps(); }
+  static V load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+  static V set1(float x) { return _mm256_set1_ps(x); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+};
+template <>
+struct Simd<double> {
+  using V = __m256d;
+  static constexpr int W = 4;
+  static V zero() { return _mm256_setzero_pd(); }
+  static V load(const double* p) { return _mm256_loadu_pd(p); }
+  static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
+  static V set1(double x) { return _mm256_set1_pd(x); }
+  static V add(V a, V b) { return _mm256_add_pd(a, b); }
+  static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
+};
+#endif
+
+/// sum over p < k of a[p] * x[p], in a fixed order (four vector partial sums, then the tail).
+template <class T>
+T dot(const T* a, const T* x, int64_t k) {
+  int64_t p = 0;
+  T sum = T(0);
+#if defined(__AVX2__) && defined(__FMA__)
+  using S = Simd<T>;
+  constexpr int W = S::W;
+  typename S::V s0 = S::zero(), s1 = S::zero(), s2 = S::zero(), s3 = S::zero();
+  for (; p + 4 * W <= k; p += 4 * W) {
+    s0 = S::fma(S::load(a + p), S::load(x + p), s0);
+    s1 = S::fma(S::load(a + p + W), S::load(x + p + W), s1);
+    s2 = S::fma(S::load(a + p + 2 * W), S::load(x + p + 2 * W), s2);
+    s3 = S::fma(S::load(a + p + 3 * W), S::load(x + p + 3 * W), s3);
+  }
+  for (; p + W <= k; p += W) s0 = S::fma(S::load(a + p), S::load(x + p), s0);
+  alignas(32) T lanes[W];
+  S::store(lanes, S::add(S::add(s0, s1), S::add(s2, s3)));
+  for (int l = 0; l < W; ++l) sum += lanes[l];
+#endif
+  for (; p < k; ++p) sum = std::fma(a[p], x[p], sum);
+  return sum;
+}
+
+/// acc[r] = fma(x[q], rows[q][r], acc[r]) for q = 0 .. Q-1 in turn, r < len (the same
+/// roundings in every lane as one row at a time; Q rows per pass over acc).
+template <int Q, class T>
+void axpy_rows(const T* x, const T* const* rows, T* acc, int64_t len) {
+  int64_t r = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+  using S = Simd<T>;
+  typename S::V xv[Q];
+  for (int q = 0; q < Q; ++q) xv[q] = S::set1(x[q]);
+  for (; r + S::W <= len; r += S::W) {
+    typename S::V v = S::load(acc + r);
+    for (int q = 0; q < Q; ++q) v = S::fma(xv[q], S::load(rows[q] + r), v);
+    S::store(acc + r, v);
+  }
+#endif
+  for (; r < len; ++r)
+    for (int q = 0; q < Q; ++q) acc[r] = std::fma(x[q], rows[q][r], acc[r]);
+}
+
+/// c[r * cs] = alpha * sum_p M(r, p) x[p * xs] + beta * c[r * cs] (gemm's beta rules) for
+/// r < R, with M(r, p) = mat[r * rs + p * ps]. Each r's sum has one fixed order, whatever
+/// the split over threads.
+template <class T>
+void matvec(int64_t R, int64_t k, const T* mat, int64_t rs, int64_t ps, const T* x, int64_t xs, T alpha, T beta,
+            T* c, int64_t cs) {
+  const T* xv = x;
+  if (xs != 1 && k > 1) {
+    T* buf = scratch<T>(1, k);
+    for (int64_t p = 0; p < k; ++p) buf[p] = x[p * xs];
+    xv = buf;
+  }
+  auto finish = [&](int64_t r, T acc) {
+    T& cv = c[r * cs];
+    cv = beta == T(0) ? alpha * acc : std::fma(alpha, acc, beta * cv);
+  };
+  const int64_t grain = std::max<int64_t>(64, kParallelWork / std::max<int64_t>(1, k));
+  if (ps == 1 || k == 1) {  // each output a dot product of contiguous vectors
+    parallel_for(R, grain, [&](int64_t first, int64_t last) {
+      for (int64_t r = first; r < last; ++r) finish(r, dot(mat + r * rs, xv, k));
+    });
+  } else if (rs == 1) {  // sweep the matrix row by row, accumulating a block of outputs
+    parallel_for(R, grain, [&](int64_t first, int64_t last) {
+      constexpr int64_t kBlock = 2048;
+      T* acc = scratch<T>(0, kBlock);
+      for (int64_t r0 = first; r0 < last; r0 += kBlock) {
+        const int64_t len = std::min(kBlock, last - r0);
+        std::fill(acc, acc + len, T(0));
+        int64_t p = 0;
+        for (; p + 4 <= k; p += 4) {
+          const T* rows[4] = {mat + p * ps + r0, mat + (p + 1) * ps + r0, mat + (p + 2) * ps + r0,
+                              mat + (p + 3) * ps + r0};
+          axpy_rows<4>(xv + p, rows, acc, len);
+        }
+        for (; p < k; ++p) {
+          const T* row = mat + p * ps + r0;
+          axpy_rows<1>(xv + p, &row, acc, len);
+        }
+        for (int64_t r = 0; r < len; ++r) finish(r0 + r, acc[r]);
+      }
+    });
+  } else {
+    parallel_for(R, grain, [&](int64_t first, int64_t last) {
+      for (int64_t r = first; r < last; ++r) {
+        T acc = T(0);
+        for (int64_t p = 0; p < k; ++p) acc = std::fma(mat[r * rs + p * ps], xv[p], acc);
+        finish(r, acc);
+      }
+    });
+  }
+}
+
 /// float and double: ember's blocked product on the active kernels.
 template <class T>
 void float_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
                 int64_t ldb, T beta, T* c, int64_t ldc) {
   if (k == 0 || alpha == T(0)) {
     scale_c(m, n, beta, c, ldc);
+    return;
+  }
+  const int64_t ars = ta ? 1 : lda, acs = ta ? lda : 1, brs = tb ? 1 : ldb, bcs = tb ? ldb : 1;
+  if (n == 1) {  // C's column = op(A) x
+    matvec(m, k, a, ars, acs, b, brs, alpha, beta, c, ldc);
+    return;
+  }
+  if (m == 1) {  // C's row = op(B)^T x
+    matvec(n, k, b, bcs, brs, a, acs, alpha, beta, c, 1);
     return;
   }
   const gemm_detail::Kernels* kernels = active_kernels();

@@ -194,6 +194,14 @@ TEST_CASE("every GEMM kernel set: sizes across the cache blocks and edge tiles")
         check_gemm<double>(ta, tb, 145, 67, 260, 1.0, -1.0, 2);
         check_gemm<double>(ta, tb, 13, 33, 193, 1.0, 0.0, 0);
       }
+    // Matrix-vector products (m == 1 or n == 1: dot products or axpy sweeps, no tiles).
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        check_gemm<float>(ta, tb, 300, 1, 257, 1.0, 0.0, 2, true);
+        check_gemm<float>(ta, tb, 1, 2100, 300, -0.5, 2.0, 1);
+        check_gemm<double>(ta, tb, 1, 1, 1000, 1.0, 1.0, 0);
+        check_gemm<double>(ta, tb, 70, 1, 33, 2.0, 0.0, 3);
+      }
     // Wider than one column block of the shared packed B (2048 doubles, 4096 floats).
     check_gemm<double>(false, false, 9, 2100, 300, 1.0, 0.0, 1);
     check_gemm<float>(true, true, 30, 4200, 260, 1.0, 2.0, 0);
@@ -266,6 +274,8 @@ TEST_CASE("every GEMM kernel set: results do not depend on the thread count (bit
         check_thread_invariance<float>(ta, tb, 20, 600, 300, 1.0);  // B read in place, split by columns
         check_thread_invariance<float>(ta, tb, 600, 20, 300, 0.5);  // A read in place, split by rows
         check_thread_invariance<double>(ta, tb, 150, 131, 129, 0.0);
+        check_thread_invariance<float>(ta, tb, 5000, 1, 1000, 0.0);  // matrix-vector, split over rows
+        check_thread_invariance<float>(ta, tb, 1, 5000, 1000, 1.0);
       }
   }
 }
