@@ -384,13 +384,16 @@ void fast_gemm(const MicroKernels<T>& ks, bool ta, bool tb, int64_t m, int64_t n
   const int64_t nc = column_block(ks);
   for (int64_t jc = 0; jc < n; jc += nc) {
     const int64_t w = std::min(nc, n - jc);
-    // Tasks: tm x tn blocks of C of equal size (whole register tiles), about 8 for a large
-    // product, fewer for a smaller one, one below kParallelWork. The shape alone sets them.
+    // Tasks: tm x tn blocks of C, about 8 for a large product, fewer for a smaller one, one
+    // below kParallelWork; an even number when more than one (two threads get equal shares),
+    // each with as many register tiles as the others, give or take one. The shape alone sets
+    // them (and they do not change any result anyway).
+    const int64_t row_tiles = cdiv(m, mr), col_tiles = cdiv(w, nr);
     int64_t tm = cdiv(m, ks.mc), tn = 1;
     const int64_t want = work < kParallelWork ? 1 : work < 8 * kParallelWork ? 4 : 8;
     while (tm * tn < want) {
-      const double rows = static_cast<double>(m) / static_cast<double>(tm * mr);
-      const double cols = static_cast<double>(w) / static_cast<double>(tn * nr);
+      const double rows = static_cast<double>(row_tiles) / static_cast<double>(tm);
+      const double cols = static_cast<double>(col_tiles) / static_cast<double>(tn);
       if (rows >= cols && rows >= 2)
         ++tm;
       else if (cols >= 2)
@@ -398,13 +401,19 @@ void fast_gemm(const MicroKernels<T>& ks, bool ta, bool tb, int64_t m, int64_t n
       else
         break;
     }
-    const int64_t mb = round_up(cdiv(m, tm), mr), nb = round_up(cdiv(w, tn), nr);
-    tm = cdiv(m, mb);
-    tn = cdiv(w, nb);
+    tm = std::min(tm, row_tiles);
+    if (tm * tn > 1 && tm * tn % 2 == 1) {
+      if (tm < row_tiles)
+        ++tm;
+      else if (tn < col_tiles)
+        ++tn;
+    }
     const int64_t ntasks = tm * tn;
     auto task = [&](int64_t t, int64_t p0, int64_t kc, T beta_k, const T* bpanel) {
-      const int64_t i0 = (t / tn) * mb, j0 = jc + (t % tn) * nb;
-      run_block<MR, NR>(P, i0, std::min(mb, m - i0), j0, std::min(nb, jc + w - j0), p0, kc, beta_k, bpanel, jc);
+      const int64_t ti = t / tn, tj = t % tn;
+      const int64_t i0 = ti * row_tiles / tm * mr, i1 = std::min(m, (ti + 1) * row_tiles / tm * mr);
+      const int64_t j0 = tj * col_tiles / tn * nr, j1 = std::min(w, (tj + 1) * col_tiles / tn * nr);
+      run_block<MR, NR>(P, i0, i1 - i0, jc + j0, j1 - j0, p0, kc, beta_k, bpanel, jc);
     };
     if (packed_b) {
       T* bpanel = scratch<T>(1, kcb * round_up(w, nr));
