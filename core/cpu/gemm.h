@@ -1,6 +1,7 @@
 // GEMM: the one function every CPU matrix product goes through (mm, bmm, addmm, baddbmm,
-// mv, dot, matmul, einsum), so its implementation (Eigen today) can be swapped without
-// touching callers. Beside it a plain triple loop, gemm_reference, that tests use as oracle.
+// mv, dot, matmul, einsum, conv's im2col products). Its implementation is ember's own
+// (gemm.cpp: packed, cache-blocked, register-blocked micro-kernels per instruction set,
+// gemm_isa.h). Beside it a plain triple loop, gemm_reference, that tests use as oracle.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +16,9 @@ namespace ember::cpu {
 /// (a[p * lda + i]); likewise op(B) is k x n. As in BLAS, beta == 0 overwrites C without
 /// reading it (NaNs there are ignored), and alpha == 0 or k == 0 leaves C = beta * C.
 /// Defined for every dtype but bool; Half and BFloat16 compute in float, integers in their
-/// own type with wrap-around. Large products run on ember's threads, split over fixed
-/// blocks of C, so results do not depend on the thread count.
+/// own type with wrap-around. Large products run on ember's threads, split over blocks of
+/// C (never over k); every element of C is summed in the same order however the product is
+/// split, so results are bitwise the same for any thread count.
 template <class T>
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, opmath_t<T> alpha, const T* a,
           int64_t lda, const T* b, int64_t ldb, opmath_t<T> beta, T* c, int64_t ldc);
