@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -110,8 +111,14 @@ const char* gemm_isa_name(GemmIsa isa) {
   return "unknown";
 }
 
-// The CPU first: an accessor compiled with AVX-512 flags may use them itself.
-bool gemm_isa_available(GemmIsa isa) { return cpu_supports(isa) && compiled_kernels(isa) != nullptr; }
+// The CPU first: an accessor compiled with AVX-512 flags may use them itself. Asked once
+// per instruction set (every product asks).
+bool gemm_isa_available(GemmIsa isa) {
+  static const bool available[] = {cpu_supports(GemmIsa::kAvx2) && compiled_kernels(GemmIsa::kAvx2) != nullptr,
+                                   cpu_supports(GemmIsa::kAvx512) && compiled_kernels(GemmIsa::kAvx512) != nullptr};
+  const auto i = static_cast<size_t>(isa);
+  return i < std::size(available) && available[i];
+}
 
 GemmIsa gemm_isa() { return isa_slot().load(std::memory_order_relaxed); }
 
