@@ -370,11 +370,11 @@ void fast_gemm(const MicroKernels<T>& ks, bool ta, bool tb, int64_t m, int64_t n
                int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
   constexpr int mr = MR, nr = NR;
   // Packing B costs a copy of it per depth block and pays back over the row tiles reading
-  // it. Transposed B is always packed (the kernel needs its columns contiguous); untransposed
-  // B is read in place for a few row tiles, or when it fits in half of L2 (no copy, and one
-  // parallel region per product instead of two per depth block)
-  // (and whose row stride is not a multiple of 256 bytes: such rows fall on at most 16 of the
-  // 64 sets of L1, and the micro-panel would not stay there).
+  // it. Transposed B is always packed (the kernel needs its columns contiguous). Untransposed
+  // B is read in place for a few row tiles, or when it fits in half of L2 and its row stride
+  // is not a multiple of 256 bytes (such rows fall on at most 16 of L1's 64 sets, and the
+  // micro-panel would not stay there): no copy, and one parallel region per product instead
+  // of two per depth block.
   const int64_t b_row_bytes = ldb * static_cast<int64_t>(sizeof(T));
   const bool packed_b =
       tb || (m > 4 * mr && (k * n * static_cast<int64_t>(sizeof(T)) > (int64_t{512} << 10) || b_row_bytes % 256 == 0));
