@@ -12,6 +12,7 @@
 #include "ember/core/cpu/conv.h"
 
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 
 #include "ember/autograd/grad_mode.h"
@@ -169,11 +170,52 @@ void im2col(const T* x, T* col, int64_t ld, const ConvShape& s, int64_t channels
   });
 }
 
+/// Unit stride with output rows as wide as input rows ("same" width, e.g. 3x3 padding 1):
+/// for each (c, i, j), the row of col over output rows [r0, r1) is one contiguous run of x
+/// shifted by j * dilation - pad, so it is copied in one go; the columns that ran into the
+/// neighbouring row (|shift| at each edge) and the rows outside the image are then zeroed.
+bool is_shift_copy(const ConvShape& s) {
+  return s.stride_h == 1 && s.stride_w == 1 && s.out_w == s.in_w && s.pad_w < s.in_w;
+}
+
+template <class T>
+void im2col_shift(const T* x, T* col, int64_t ld, const ConvShape& s, int64_t channels, int64_t r0, int64_t r1) {
+  const T zero = static_cast<T>(0);
+  const int64_t w = s.in_w;
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t i = 0; i < s.kernel_h; ++i) {
+      // Output rows oh in [lo, hi) read input rows ih = oh - pad_h + i * dilation_h inside [0, H).
+      const int64_t off = i * s.dilation_h - s.pad_h;
+      const int64_t lo = std::clamp(-off, r0, r1), hi = std::clamp(s.in_h - off, lo, r1);
+      for (int64_t j = 0; j < s.kernel_w; ++j) {
+        T* row = col + ((c * s.kernel_h + i) * s.kernel_w + j) * ld;
+        const int64_t shift = j * s.dilation_w - s.pad_w;  // column ow reads input column ow + shift
+        std::fill(row, row + (lo - r0) * w, zero);
+        std::fill(row + (hi - r0) * w, row + (r1 - r0) * w, zero);
+        if (lo == hi) continue;
+        // Elements [a, b) of the run stay inside the plane of channel c.
+        T* dst = row + (lo - r0) * w;
+        const T* src = x + (c * s.in_h + lo + off) * w + shift;
+        const int64_t n = (hi - lo) * w, a = std::max<int64_t>(0, -shift), b = n - std::max<int64_t>(0, shift);
+        std::copy(src + a, src + b, dst + a);
+        if (shift < 0)
+          for (int64_t r = 0; r < hi - lo; ++r) std::fill(dst + r * w, dst + r * w - shift, zero);
+        else if (shift > 0)
+          for (int64_t r = 0; r < hi - lo; ++r) std::fill(dst + (r + 1) * w - shift, dst + (r + 1) * w, zero);
+      }
+    }
+}
+
 /// The columns of a whole tile: each of its images' im2col side by side.
 template <class T>
 void im2col_tile(const T* x_group, int64_t image_stride, T* col, const Tile& t, const ConvShape& s, int64_t channels) {
-  for (int64_t n = t.n0; n < t.n1; ++n)
-    im2col(x_group + n * image_stride, col + (n - t.n0) * t.span, t.width, s, channels, t.r0, t.r1);
+  const bool shift = is_shift_copy(s);
+  for (int64_t n = t.n0; n < t.n1; ++n) {
+    if (shift)
+      im2col_shift(x_group + n * image_stride, col + (n - t.n0) * t.span, t.width, s, channels, t.r0, t.r1);
+    else
+      im2col(x_group + n * image_stride, col + (n - t.n0) * t.span, t.width, s, channels, t.r0, t.r1);
+  }
 }
 
 /// x (cg, H, W) += the columns of col (output rows [r0, r1), row stride ld) scattered back to
@@ -200,52 +242,145 @@ void add_bias(T* out, int64_t ld, const T* bias, int64_t channels, int64_t n) {
 template <class T>
 constexpr bool kDirectSmallK = std::is_same_v<T, float> || std::is_same_v<T, double>;
 
+/// 32-byte vectors (AVX2, the build's baseline) for the small-K loops, with unaligned
+/// loads and stores.
+template <class T>
+struct Vec;
+template <>
+struct Vec<float> {
+  typedef float type __attribute__((vector_size(32)));
+};
+template <>
+struct Vec<double> {
+  typedef double type __attribute__((vector_size(32)));
+};
+template <class T>
+using vec_t = typename Vec<T>::type;
+template <class T>
+inline vec_t<T> load(const T* p) {
+  vec_t<T> v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class T>
+inline void store(T* p, vec_t<T> v) {
+  std::memcpy(p, &v, sizeof v);
+}
+template <class T>
+inline vec_t<T> splat(T x) {
+  return vec_t<T>{} + x;
+}
+
 /// out (m x n, row stride ldc) = w (m x k, contiguous) * col (k x n, row stride ldb) + bias
 /// (per row; null for none), for small k: one pass over the output, the column rows staying
-/// in L1. The block of columns lives in registers.
+/// in L1; 2 output rows x 4 vectors of columns accumulate in registers.
 template <class T>
 void small_k_forward(int64_t m, int64_t n, int64_t k, const T* w, const T* col, int64_t ldb, T* out, int64_t ldc,
                      const T* bias) {
-  constexpr int64_t kBlock = 64 / sizeof(T) * 4;  // four cache lines of output per row
-  auto block = [&]<int64_t B>(int64_t j0) {
-    for (int64_t i = 0; i < m; ++i) {
-      T acc[B];
-      const T b0 = bias ? bias[i] : T(0);
-      for (int64_t j = 0; j < B; ++j) acc[j] = b0;
+  using V = vec_t<T>;
+  constexpr int64_t L = sizeof(V) / sizeof(T);
+  auto row_bias = [&](int64_t i) { return bias ? bias[i] : T(0); };
+  int64_t j0 = 0;
+  for (; j0 + 4 * L <= n; j0 += 4 * L) {
+    int64_t i = 0;
+    for (; i + 2 <= m; i += 2) {
+      V a0 = splat(row_bias(i)), a1 = a0, a2 = a0, a3 = a0;
+      V b0 = splat(row_bias(i + 1)), b1 = b0, b2 = b0, b3 = b0;
       for (int64_t p = 0; p < k; ++p) {
-        const T wv = w[i * k + p];
         const T* c = col + p * ldb + j0;
-        for (int64_t j = 0; j < B; ++j) acc[j] += wv * c[j];
+        const V c0 = load(c), c1 = load(c + L), c2 = load(c + 2 * L), c3 = load(c + 3 * L);
+        const V wa = splat(w[i * k + p]), wb = splat(w[(i + 1) * k + p]);
+        a0 += wa * c0, a1 += wa * c1, a2 += wa * c2, a3 += wa * c3;
+        b0 += wb * c0, b1 += wb * c1, b2 += wb * c2, b3 += wb * c3;
       }
       T* o = out + i * ldc + j0;
-      for (int64_t j = 0; j < B; ++j) o[j] = acc[j];
+      store(o, a0), store(o + L, a1), store(o + 2 * L, a2), store(o + 3 * L, a3);
+      o += ldc;
+      store(o, b0), store(o + L, b1), store(o + 2 * L, b2), store(o + 3 * L, b3);
     }
-  };
-  int64_t j0 = 0;
-  for (; j0 + kBlock <= n; j0 += kBlock) block.template operator()<kBlock>(j0);
-  for (; j0 < n; ++j0) block.template operator()<1>(j0);
+    for (; i < m; ++i) {
+      V a0 = splat(row_bias(i)), a1 = a0, a2 = a0, a3 = a0;
+      for (int64_t p = 0; p < k; ++p) {
+        const T* c = col + p * ldb + j0;
+        const V wa = splat(w[i * k + p]);
+        a0 += wa * load(c), a1 += wa * load(c + L), a2 += wa * load(c + 2 * L), a3 += wa * load(c + 3 * L);
+      }
+      T* o = out + i * ldc + j0;
+      store(o, a0), store(o + L, a1), store(o + 2 * L, a2), store(o + 3 * L, a3);
+    }
+  }
+  for (; j0 + L <= n; j0 += L)
+    for (int64_t i = 0; i < m; ++i) {
+      V a = splat(row_bias(i));
+      for (int64_t p = 0; p < k; ++p) a += splat(w[i * k + p]) * load(col + p * ldb + j0);
+      store(out + i * ldc + j0, a);
+    }
+  for (; j0 < n; ++j0)
+    for (int64_t i = 0; i < m; ++i) {
+      T a = row_bias(i);
+      for (int64_t p = 0; p < k; ++p) a += w[i * k + p] * col[p * ldb + j0];
+      out[i * ldc + j0] = a;
+    }
+}
+
+/// Sum of a vector's lanes in a fixed order.
+template <class T>
+inline T lane_sum(vec_t<T> v) {
+  constexpr int64_t L = sizeof(vec_t<T>) / sizeof(T);
+  T s = 0;
+  for (int64_t q = 0; q < L; ++q) s += v[q];
+  return s;
 }
 
 /// acc (m x k, contiguous) (+)= g (m x n, row stride ldg) * col^T (col: k x n, row stride
-/// ldb), overwriting when `first`. Each dot product runs in a fixed lane order.
+/// ldb), overwriting when `first`: dot products of g rows with col rows, 2 x 4 of them at a
+/// time in vector registers, each summed in a fixed order.
 template <class T>
 void small_k_weight(int64_t m, int64_t n, int64_t k, const T* g, int64_t ldg, const T* col, int64_t ldb, T* acc,
                     bool first) {
-  constexpr int64_t kLanes = 64 / sizeof(T);  // one cache line: two or four vector registers
-  for (int64_t i = 0; i < m; ++i) {
-    const T* gi = g + i * ldg;
-    for (int64_t p = 0; p < k; ++p) {
+  using V = vec_t<T>;
+  constexpr int64_t L = sizeof(V) / sizeof(T);
+  const int64_t nv = n / L * L;
+  auto put = [&](int64_t i, int64_t p, T v) { acc[i * k + p] = first ? v : acc[i * k + p] + v; };
+  auto tail = [&](int64_t i, int64_t p) {
+    T t = 0;
+    for (int64_t j = nv; j < n; ++j) t += g[i * ldg + j] * col[p * ldb + j];
+    return t;
+  };
+  int64_t i = 0;
+  for (; i + 2 <= m; i += 2) {
+    const T *g0 = g + i * ldg, *g1 = g0 + ldg;
+    int64_t p = 0;
+    for (; p + 4 <= k; p += 4) {
       const T* c = col + p * ldb;
-      T lane[kLanes] = {};
-      int64_t j = 0;
-      for (; j + kLanes <= n; j += kLanes)
-        for (int64_t q = 0; q < kLanes; ++q) lane[q] += gi[j + q] * c[j + q];
-      for (int64_t q = 0; j < n; ++j, ++q) lane[q] += gi[j] * c[j];
-      for (int64_t h = kLanes / 2; h > 0; h /= 2)
-        for (int64_t q = 0; q < h; ++q) lane[q] += lane[q + h];
-      acc[i * k + p] = first ? lane[0] : acc[i * k + p] + lane[0];
+      V a[2][4] = {};
+      for (int64_t j = 0; j < nv; j += L) {
+        const V x0 = load(g0 + j), x1 = load(g1 + j);
+        for (int64_t q = 0; q < 4; ++q) {
+          const V cv = load(c + q * ldb + j);
+          a[0][q] += x0 * cv, a[1][q] += x1 * cv;
+        }
+      }
+      for (int64_t r = 0; r < 2; ++r)
+        for (int64_t q = 0; q < 4; ++q) put(i + r, p + q, lane_sum<T>(a[r][q]) + tail(i + r, p + q));
+    }
+    for (; p < k; ++p) {
+      const T* c = col + p * ldb;
+      V a0{}, a1{};
+      for (int64_t j = 0; j < nv; j += L) {
+        const V cv = load(c + j);
+        a0 += load(g0 + j) * cv, a1 += load(g1 + j) * cv;
+      }
+      put(i, p, lane_sum<T>(a0) + tail(i, p));
+      put(i + 1, p, lane_sum<T>(a1) + tail(i + 1, p));
     }
   }
+  for (; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) {
+      V a{};
+      for (int64_t j = 0; j < nv; j += L) a += load(g + i * ldg + j) * load(col + p * ldb + j);
+      put(i, p, lane_sum<T>(a) + tail(i, p));
+    }
 }
 
 /// Tiles per parallel chunk given the multiply-adds of one tile.
