@@ -198,10 +198,10 @@ void im2col_shift(const T* x, T* col, int64_t ld, const ConvShape& s, int64_t ch
         const T* src = x + (c * s.in_h + lo + off) * w + shift;
         const int64_t n = (hi - lo) * w, a = std::max<int64_t>(0, -shift), b = n - std::max<int64_t>(0, shift);
         std::copy(src + a, src + b, dst + a);
-        if (shift < 0)
-          for (int64_t r = 0; r < hi - lo; ++r) std::fill(dst + r * w, dst + r * w - shift, zero);
-        else if (shift > 0)
-          for (int64_t r = 0; r < hi - lo; ++r) std::fill(dst + (r + 1) * w - shift, dst + (r + 1) * w, zero);
+        // Zero the |shift| edge columns of each row (stores, not memset calls: usually one element).
+        const int64_t e0 = shift < 0 ? 0 : w - shift, e1 = shift < 0 ? -shift : w;
+        for (int64_t r = 0; r < hi - lo; ++r)
+          for (int64_t q = e0; q < e1; ++q) dst[r * w + q] = zero;
       }
     }
 }
