@@ -314,7 +314,10 @@ const Case kTiledCases[] = {
     {2, 6, 12, 12, 6, 3, 3, 1, 0, 1, 3},     // groups, no padding
     {4, 3, 7, 7, 5, 1, 1, 1, 0, 1, 1},       // pointwise
     {9, 4, 6, 6, 8, 1, 1, 2, 1, 1, 2},       // 1x1 with stride and padding, small K
-    {3, 20, 33, 40, 9, 5, 5, 1, 2, 1, 1},    // 5x5, K = 500, row tiles
+    {3, 20, 33, 40, 9, 5, 5, 1, 2, 1, 1},    // 5x5, K = 500, row tiles, shift-copy im2col with |shift| 2
+    {3, 4, 11, 9, 5, 3, 3, 1, 2, 2, 1},      // dilated "same": shift-copy im2col with dilation
+    {2, 3, 1, 1, 4, 3, 3, 1, 1, 1, 1},       // 1x1 image, padding as wide as the image
+    {2, 5, 2, 7, 3, 3, 3, 1, 1, 1, 1},       // more padding rows than image rows per tile
 };
 
 }  // namespace
