@@ -1,13 +1,105 @@
-// conv2d on the Fashion-MNIST trainer's shapes (3x3 kernels, padding 1): 1 -> 32 channels
-// at 28x28, 32 -> 64 at 14x14 and at 28x28; batch 64 and 256, with 1 and 2 threads.
-// Forward alone, and forward + backward (input gradient only where the trainer needs one,
-// i.e. not for the first layer, whose input is the data).
+// conv2d on CNN shapes (3x3 kernels, padding 1, stride 1, with bias).
+//
+// Canonical workloads (the comparison harness runs the same on PyTorch; thread count from
+// OMP_NUM_THREADS): x = randn(N, C, H, W), w = randn(O, C, 3, 3), b = randn(O), all float32.
+//   conv2d_fwd/<name>:    y = conv2d(x, w, b, stride 1, padding 1), no autograd recording.
+//   conv2d_fwdbwd/<name>: the same with w, b (and x when C > 1) requiring grad, then
+//                         y.sum().backward() (gradients of x, w, b), then the grads reset.
+//                         The 1-channel first layer has no input gradient (as in a network).
+//   b64_1to32_28:  N 64, C 1,  O 32, H = W = 28
+//   b64_32to64_14: N 64, C 32, O 64, H = W = 14
+//   b32_64to64_56: N 32, C 64, O 64, H = W = 56
+// FLOP counter: 2 * N * O * C * 9 * H * W per forward (multiply-adds of the convolution), 2x
+// that for the backward with input gradient, 1x without, as a rate.
+//
+// Beside them, the older sweep (batch 64 and 256, 1 and 2 threads, backward of a random
+// gradient), and conv_gemm/<name>: the cpu::gemm calls alone that the im2col path of the
+// forward makes for that workload (same shapes, same tiling), to split GEMM time from the rest.
 #include <benchmark/benchmark.h>
 
+#include <array>
+#include <string>
+#include <vector>
+
+#include <ember/core/cpu/gemm.h>
 #include <ember/core/ops/conv.h>
 #include <ember/ember.h>
 
 namespace {
+
+struct Workload {
+  const char* name;
+  int64_t n, cin, cout, hw;
+};
+constexpr Workload kCanonical[] = {{"b64_1to32_28", 64, 1, 32, 28},
+                                   {"b64_32to64_14", 64, 32, 64, 14},
+                                   {"b32_64to64_56", 32, 64, 64, 56}};
+
+double forward_flop(const Workload& w) { return 2.0 * static_cast<double>(w.n * w.cout * w.cin * 9 * w.hw * w.hw); }
+
+void canonical_forward(benchmark::State& state, Workload wl) {
+  ember::manual_seed(0);
+  ember::Tensor x = ember::randn({wl.n, wl.cin, wl.hw, wl.hw}), w = ember::randn({wl.cout, wl.cin, 3, 3}),
+                b = ember::randn({wl.cout});
+  ember::NoGradGuard no_grad;
+  for (auto _ : state) {
+    ember::Tensor y = ember::conv2d(x, w, b, 1, 1);
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+  state.counters["FLOP"] = benchmark::Counter(forward_flop(wl), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void canonical_forward_backward(benchmark::State& state, Workload wl) {
+  ember::manual_seed(0);
+  ember::Tensor x = ember::randn({wl.n, wl.cin, wl.hw, wl.hw}), w = ember::randn({wl.cout, wl.cin, 3, 3}),
+                b = ember::randn({wl.cout});
+  const bool input_grad = wl.cin > 1;
+  x.requires_grad_(input_grad);
+  w.requires_grad_(true);
+  b.requires_grad_(true);
+  for (auto _ : state) {
+    ember::Tensor y = ember::conv2d(x, w, b, 1, 1);
+    y.sum().backward();
+    benchmark::DoNotOptimize(w.grad().data_ptr());
+    w.mutable_grad().reset();
+    b.mutable_grad().reset();
+    if (input_grad) x.mutable_grad().reset();
+  }
+  state.counters["FLOP"] =
+      benchmark::Counter(forward_flop(wl) * (input_grad ? 3 : 2), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+/// The forward's GEMMs alone: per tile of kColBudget-sized columns (see core/cpu/conv.cpp),
+/// out (O x span) = w (O x 9C) * col (9C x span), over the whole batch, one call per image.
+void conv_gemm(benchmark::State& state, Workload wl) {
+  const int64_t k = wl.cin * 9, l = wl.hw * wl.hw;
+  const int64_t budget = int64_t{1} << 17;
+  const int64_t span = k * l <= budget ? l : std::max<int64_t>(1, budget / (k * wl.hw)) * wl.hw;
+  std::vector<float> a(static_cast<size_t>(wl.cout * k), 0.5f), col(static_cast<size_t>(k * span), 0.25f),
+      c(static_cast<size_t>(wl.cout * l));
+  const int64_t calls = wl.n * ((l + span - 1) / span);
+  for (auto _ : state) {
+    for (int64_t i = 0; i < calls; ++i)
+      ember::cpu::gemm<float>(false, false, wl.cout, span, k, 1, a.data(), k, col.data(), span, 0, c.data(), l);
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.counters["FLOP"] = benchmark::Counter(forward_flop(wl), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+const bool kRegistered = [] {
+  for (const Workload& wl : kCanonical) {
+    benchmark::RegisterBenchmark((std::string("conv2d_fwd/") + wl.name).c_str(), canonical_forward, wl)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark((std::string("conv2d_fwdbwd/") + wl.name).c_str(), canonical_forward_backward, wl)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark((std::string("conv_gemm/") + wl.name).c_str(), conv_gemm, wl)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  return true;
+}();
 
 void shapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"batch", "cin", "cout", "hw", "threads"});

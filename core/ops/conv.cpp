@@ -110,7 +110,8 @@ struct Convolution final : Op {
       cpu::conv2d_forward(x, w, b, out[0], make_shape(x.sizes(), w.sizes(), out[0].sizes(), p));
   }
   TensorList backward(const SavedTensors& s, const TensorList& grads) const override {
-    const Tensor& g = grads[0];
+    // One contiguous copy of g (often an expanded one, e.g. from sum()) serves both kernels.
+    const Tensor g = grads[0].contiguous();
     Tensor x = s.input(0), w = s.input(1), gx, gw, gb;
     if (p.transposed) {
       if (s.needs_grad(0)) gx = crop_to(run_convolution(g, w, {}, plain(p)), x.sizes());

@@ -268,3 +268,112 @@ TEST_CASE("conv: PyTorch's errors") {
   check_error([&] { conv_transpose2d(x.to(kHalf), zeros({2, 1, 2, 2}, kHalf)); },
               "\"slow_conv_transpose2d_out_cpu\" not implemented for 'Half'");
 }
+
+namespace {
+
+/// Naive weight gradient in double: gw[o][c][i][j] = sum over n, y, z of
+/// g[n][o][y][z] * x[n][grp*cg + c][y*s - p + i*d][z*s - p + j*d] (zero outside).
+Tensor weight_grad_reference(const Tensor& x_, const Tensor& g_, IntArrayRef wsizes, IntArrayRef st, IntArrayRef pd,
+                             IntArrayRef dl, int64_t groups) {
+  Tensor x = x_.detach().to(kDouble).contiguous(), g = g_.detach().to(kDouble).contiguous();
+  const int64_t n_ = x.size(0), h = x.size(2), wd = x.size(3), o_ = g.size(1), oh = g.size(2), ow = g.size(3);
+  const int64_t cg = wsizes[1], kh = wsizes[2], kw = wsizes[3], og = o_ / groups;
+  Tensor gw = zeros({o_, cg, kh, kw}, kDouble);
+  const double *xp = x.data_ptr<double>(), *gp = g.data_ptr<double>();
+  double* wp = gw.data_ptr<double>();
+  for (int64_t n = 0; n < n_; ++n)
+    for (int64_t o = 0; o < o_; ++o)
+      for (int64_t c = 0; c < cg; ++c)
+        for (int64_t i = 0; i < kh; ++i)
+          for (int64_t j = 0; j < kw; ++j) {
+            double acc = 0;
+            for (int64_t y = 0; y < oh; ++y)
+              for (int64_t z = 0; z < ow; ++z) {
+                const int64_t ih = y * st[0] - pd[0] + i * dl[0], iw = z * st[1] - pd[1] + j * dl[1];
+                if (ih < 0 || ih >= h || iw < 0 || iw >= wd) continue;
+                acc += gp[((n * o_ + o) * oh + y) * ow + z] * xp[((n * x.size(1) + (o / og) * cg + c) * h + ih) * wd + iw];
+              }
+            wp[((o * cg + c) * kh + i) * kw + j] += acc;
+          }
+  return gw.to(x_.dtype());
+}
+
+/// Shapes that reach every path of the tiled kernels: multi-image tiles with a partial last
+/// tile, row tiles of large images (with a partial last row tile), the direct small-K loops
+/// (one input channel, K <= 16) and the GEMM ones, the flipped-kernel input gradient (unit
+/// stride, padding <= d(k-1)) and the col2im one (stride > 1, or padding beyond d(k-1)).
+const Case kTiledCases[] = {
+    {7, 1, 13, 11, 5, 3, 3, 1, 1, 1, 1},     // small K, several images per tile
+    {3, 1, 9, 9, 4, 4, 4, 1, 2, 1, 1},       // K = 16, an even kernel
+    {2, 2, 9, 8, 6, 3, 3, 1, 1, 2, 2},       // small K per group, dilation 2
+    {11, 5, 9, 7, 6, 3, 3, 1, 1, 1, 1},      // GEMM, multi-image tiles
+    {40, 3, 20, 20, 4, 3, 3, 1, 1, 1, 1},    // 12 images per tile: a partial last tile, chunks cut tiles
+    {2, 24, 61, 37, 7, 3, 3, 1, 1, 1, 1},    // row tiles, partial last one
+    {2, 16, 45, 50, 5, 3, 2, 2, 1, 1, 1},    // strided: col2im input gradient, row tiles
+    {3, 8, 10, 9, 4, 2, 2, 1, 3, 1, 2},      // padding 3 > d(k-1): col2im with cropping
+    {2, 6, 12, 12, 6, 3, 3, 1, 0, 1, 3},     // groups, no padding
+    {4, 3, 7, 7, 5, 1, 1, 1, 0, 1, 1},       // pointwise
+    {9, 4, 6, 6, 8, 1, 1, 2, 1, 1, 2},       // 1x1 with stride and padding, small K
+    {3, 20, 33, 40, 9, 5, 5, 1, 2, 1, 1},    // 5x5, K = 500, row tiles, shift-copy im2col with |shift| 2
+    {3, 4, 11, 9, 5, 3, 3, 1, 2, 2, 1},      // dilated "same": shift-copy im2col with dilation
+    {2, 3, 1, 1, 4, 3, 3, 1, 1, 1, 1},       // 1x1 image, padding as wide as the image
+    {2, 5, 2, 7, 3, 3, 3, 1, 1, 1, 1},       // more padding rows than image rows per tile
+};
+
+}  // namespace
+
+TEST_CASE("conv: tiled kernels match the reference loops (values and both gradients)") {
+  manual_seed(6);
+  for (const Case& k : kTiledCases) {
+    for (ScalarType dt : {kFloat, kDouble}) {
+      INFO("case n=" << k.n << " c=" << k.c << " h=" << k.h << " w=" << k.w << " o=" << k.o << " k=" << k.kh << "x"
+                     << k.kw << " s=" << k.stride << " p=" << k.pad << " d=" << k.dil << " g=" << k.groups
+                     << " dtype=" << scalar_type_name(dt));
+      Tensor x = randn({k.n, k.c, k.h, k.w}, dt).requires_grad_(true);
+      Tensor w = randn({k.o, k.c / k.groups, k.kh, k.kw}, dt).requires_grad_(true);
+      Tensor b = randn({k.o}, dt).requires_grad_(true);
+      std::vector<int64_t> s{k.stride, k.stride}, p{k.pad, k.pad}, d{k.dil, k.dil};
+      Tensor y = conv2d(x, w, b, s, p, d, k.groups);
+      const double tol = dt == kFloat ? 2e-4 : 1e-10;
+      check_close(y, cpu::conv2d_reference(x, w, b, s, p, d, k.groups), tol, tol);
+      Tensor r = randn(y.sizes(), dt);
+      auto grads = autograd::grad({(y * r).sum()}, {x, w, b});
+      // The input gradient is the transposed convolution of r back onto x's size.
+      std::vector<int64_t> op(2);
+      for (int64_t i = 0; i < 2; ++i) {
+        const int64_t kk = i == 0 ? k.kh : k.kw, in = i == 0 ? k.h : k.w;
+        op[static_cast<size_t>(i)] = in - ((y.size(i + 2) - 1) * k.stride - 2 * k.pad + k.dil * (kk - 1) + 1);
+      }
+      check_close(grads[0], cpu::conv_transpose2d_reference(r, w, {}, s, p, op, k.groups, d), tol, tol);
+      check_close(grads[1], weight_grad_reference(x, r, w.sizes(), s, p, d, k.groups), tol * 10, tol);
+      check_close(grads[2], r.sum({0, 2, 3}), tol, tol);
+    }
+  }
+}
+
+TEST_CASE("conv: non-contiguous inputs, weights and gradients") {
+  manual_seed(7);
+  for (int64_t c : {1, 6}) {
+    INFO("channels " << c);
+    Tensor xb = randn({3, 9, 10, c}), wb = randn({3, 3, c, 8});
+    Tensor x = xb.permute({0, 3, 1, 2}), w = wb.permute({3, 2, 0, 1});  // (3, c, 9, 10), (8, c, 3, 3)
+    if (c > 1) CHECK(!x.is_contiguous());
+    Tensor y = conv2d(x, w, {}, 1, 1);
+    check_close(y, cpu::conv2d_reference(x, w, {}, {1, 1}, {1, 1}, {1, 1}, 1), 2e-4, 2e-4);
+    // A transposed (non-contiguous) upstream gradient.
+    Tensor xl = x.detach().requires_grad_(true), wl = w.detach().requires_grad_(true);
+    Tensor r = randn({3, 9, 10, 8}).permute({0, 3, 1, 2});
+    auto g = autograd::grad({(conv2d(xl, wl, {}, 1, 1) * r).sum()}, {xl, wl});
+    check_close(g[0], cpu::conv_transpose2d_reference(r, w, {}, {1, 1}, {1, 1}, {0, 0}, 1, {1, 1}), 2e-4, 2e-4);
+    check_close(g[1], weight_grad_reference(x, r, w.sizes(), {1, 1}, {1, 1}, {1, 1}, 1), 2e-3, 2e-4);
+  }
+}
+
+TEST_CASE("conv: the sum() backward's expanded gradient gives the same gradients as a materialised one") {
+  manual_seed(8);
+  Tensor x = randn({5, 4, 8, 8}).requires_grad_(true), w = randn({6, 4, 3, 3}).requires_grad_(true);
+  auto a = autograd::grad({conv2d(x, w, {}, 1, 1).sum()}, {x, w});
+  auto b = autograd::grad({(conv2d(x, w, {}, 1, 1) * ones({5, 6, 8, 8})).sum()}, {x, w});
+  CHECK(values(a[0]) == values(b[0]));
+  CHECK(values(a[1]) == values(b[1]));
+}
