@@ -11,6 +11,7 @@
 // (a cached block would hide a use-after-free); CI's sanitizer run sets it.
 #include "ember/core/allocator.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
@@ -47,6 +48,13 @@ size_t class_index(size_t n) {
   return static_cast<size_t>(lg - 8) * 4 + k;
 }
 
+/// The size of class index i (the inverse of class_index).
+size_t class_size(size_t i) {
+  if (i < 4) return (i + 1) * kAlignment;
+  size_t lg = (i - 4) / 4 + 8, k = (i - 4) % 4 + 4;  // size = k * 2^(lg - 2)
+  return k << (lg - 2);
+}
+
 /// A test-and-test-and-set lock: the allocator's critical sections are a few instructions,
 /// where std::mutex's lock/unlock pair cost as much as the rest of a tiny op's allocation.
 /// Waiters yield, so a holder whose core was taken away is not spun against.
@@ -75,19 +83,27 @@ class CpuCachingAllocator final : public Allocator {
     if (nbytes == 0) nbytes = 1;
     size_t sz = size_class(nbytes);
     size_t idx = class_index(nbytes);
+    std::vector<void*> release;  // cached blocks to return to the system (see trim_locked)
+    size_t prev_peak = 0;
     {
       std::lock_guard<SpinLock> g(mu_);
+      last_use_[idx] = ++tick_;
       std::vector<void*>& bin = free_[idx];
       if (!bin.empty()) {
         void* p = bin.back();
         bin.pop_back();
         cached_ -= sz;
         allocated_ += sz;
+        peak_ = std::max(peak_, allocated_);
         return p;
       }
       allocated_ += sz;
+      prev_peak = peak_;
+      peak_ = std::max(peak_, allocated_);
       ++system_allocs_;
+      trim_locked(idx, release);
     }
+    for (void* q : release) std::free(q);
     void* p = std::aligned_alloc(kAlignment, sz);
     if (!p) {
       cpu_empty_cache();
@@ -96,6 +112,7 @@ class CpuCachingAllocator final : public Allocator {
     if (!p) {
       std::lock_guard<SpinLock> g(mu_);
       allocated_ -= sz;
+      if (peak_ == allocated_ + sz) peak_ = std::max(prev_peak, allocated_);  // a failed request is no peak
       detail::throw_error(detail::str_cat(
           "[enforce fail at alloc_cpu.cpp] DefaultCPUAllocator: not enough memory: you tried to allocate ",
           nbytes, " bytes."));
@@ -136,6 +153,30 @@ class CpuCachingAllocator final : public Allocator {
     for (void* p : blocks) std::free(p);
   }
 
+  /// Note [Bounded cache]
+  /// Blocks stay cached only while the footprint (live + cached) fits in the largest live
+  /// total seen so far plus an eighth: a request that misses its class first gives back the
+  /// least recently requested classes until it fits. So memory freed once (a data set's
+  /// conversion temporaries, an evaluation pass's batch shapes) is not held beside what is
+  /// used next, and peak memory stays near that of an allocator that returns everything,
+  /// while a steady loop, which requests the same classes each iteration, never misses.
+  void trim_locked(size_t idx, std::vector<void*>& release) {
+    size_t budget = peak_ + peak_ / 8;
+    while (cached_ > 0 && allocated_ + cached_ > budget) {
+      size_t victim = kNumClasses;
+      for (size_t i = 0; i < kNumClasses; ++i)
+        if (i != idx && !free_[i].empty() && (victim == kNumClasses || last_use_[i] < last_use_[victim]))
+          victim = i;
+      if (victim == kNumClasses) break;
+      size_t block = class_size(victim);
+      for (void* q : free_[victim]) {
+        release.push_back(q);
+        cached_ -= block;
+      }
+      free_[victim].clear();
+    }
+  }
+
   CpuAllocatorStats stats() {
     std::lock_guard<SpinLock> g(mu_);
     return {allocated_, cached_, system_allocs_};
@@ -145,6 +186,9 @@ class CpuCachingAllocator final : public Allocator {
   bool caching_ = true;
   SpinLock mu_;
   std::array<std::vector<void*>, kNumClasses> free_;
+  std::array<uint64_t, kNumClasses> last_use_{};  // tick_ of each class's latest request
+  uint64_t tick_ = 0;
+  size_t peak_ = 0;  // the largest allocated_ so far
   size_t cached_ = 0;
   size_t allocated_ = 0;
   size_t system_allocs_ = 0;

@@ -186,3 +186,30 @@ TEST_CASE("test_allocator: allocations from several threads keep the books balan
   CHECK(wrong.load() == 0);
   CHECK(cpu_allocator_stats().allocated_bytes == s0.allocated_bytes);
 }
+
+// Note [Bounded cache]: a miss gives back cached classes while live + cached would exceed the
+// largest live total so far (plus an eighth). Blocks this large are never touched, so they
+// cost address space only.
+TEST_CASE("test_allocator: a miss gives back stale cached classes beyond the peak") {
+  if (caching_off()) return;
+  Allocator* a = cpu_allocator();
+  const size_t big = size_t{1} << 30;  // larger than anything live in the other tests
+  void* p = a->allocate(big);
+  a->deallocate(p, big);
+  CHECK(cpu_allocator_stats().cached_bytes >= big);
+  // Another class: live would be 1.25 GiB beside 1 GiB cached, above the 1.25 GiB peak's budget.
+  const size_t other = big + big / 4;
+  CpuAllocatorStats s0 = cpu_allocator_stats();
+  void* q = a->allocate(other);
+  CpuAllocatorStats s1 = cpu_allocator_stats();
+  CHECK(s1.system_allocs == s0.system_allocs + 1);
+  CHECK(s1.cached_bytes + big <= s0.cached_bytes);  // the 1 GiB block went back (and older ones)
+  a->deallocate(q, other);
+  // Within the budget nothing is given back: the 1.25 GiB block stays while a small class misses.
+  CpuAllocatorStats s2 = cpu_allocator_stats();
+  void* r = a->allocate(4096 * 3 + 1);
+  CHECK(cpu_allocator_stats().cached_bytes >= other);
+  CHECK(cpu_allocator_stats().cached_bytes == s2.cached_bytes);
+  a->deallocate(r, 4096 * 3 + 1);
+  cpu_empty_cache();
+}
