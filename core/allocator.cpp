@@ -5,8 +5,9 @@
 // each first touch of a fresh page costs ~20 us, so an allocator that gives memory back
 // makes a training step several times slower (PyTorch measured 29 ms vs 4.5 ms for an MLP
 // step). We round each request up to a size class (4 classes per power of two, so waste
-// is under 25%) and keep freed blocks in a per-class free list. Blocks leave the cache only
-// through cpu_empty_cache() or when the cache would exceed kMaxCachedBytes.
+// is under 25%) and keep freed blocks in a per-class free list. Blocks leave the cache through
+// cpu_empty_cache(), when the cache would exceed kMaxCachedBytes, or when a request misses
+// its class while live + cached bytes exceed the live peak by an eighth (Note [Bounded cache]).
 // EMBER_NO_ALLOCATOR_CACHE=1 turns caching off, so that AddressSanitizer sees every free
 // (a cached block would hide a use-after-free); CI's sanitizer run sets it.
 #include "ember/core/allocator.h"
