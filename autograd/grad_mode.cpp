@@ -5,7 +5,9 @@
 
 namespace ember {
 namespace {
-thread_local bool g_grad_enabled = true;
+// initial-exec: read with one TLS-relative load instead of a __tls_get_addr call; every op
+// checks it (per-op overhead). libember is linked, not dlopen()ed late, so static TLS holds it.
+__attribute__((tls_model("initial-exec"))) thread_local bool g_grad_enabled = true;
 std::atomic<bool> g_anomaly{false};
 }  // namespace
 

@@ -23,8 +23,16 @@ Node::Node() : sequence_nr_(g_sequence_nr.fetch_add(1)) {}
 // its own edges over before it dies, so the chain unwinds in a loop (as PyTorch's deleteNode).
 Node::~Node() {
   std::vector<std::shared_ptr<Node>> stack;
-  for (Edge& e : next_edges_)
-    if (e.function) stack.push_back(std::move(e.function));
+  for (Edge& e : next_edges_) {
+    if (!e.function) continue;
+    // A node shared elsewhere, or one with no edges of its own (a leaf's AccumulateGrad),
+    // cannot start a chain: release it here without allocating a stack (per-op overhead).
+    if (e.function.use_count() != 1 || e.function->next_edges_.empty()) {
+      e.function.reset();
+      continue;
+    }
+    stack.push_back(std::move(e.function));
+  }
   while (!stack.empty()) {
     std::shared_ptr<Node> n = std::move(stack.back());
     stack.pop_back();

@@ -108,8 +108,51 @@ Device check_same_device(const TensorList& inputs, const char* op_name) {
 TensorList allocate_outputs(const std::vector<OutSpec>& specs, Device device) {
   TensorList out;
   out.reserve(specs.size());
-  for (const OutSpec& s : specs) out.push_back(empty(s.sizes, TensorOptions().dtype(s.dtype).device(device)));
+  for (const OutSpec& s : specs) out.push_back(allocate_output(s, device));
   return out;
+}
+
+namespace {
+// Plain pointers, so reading them is one TLS-relative load (initial-exec: libember is not
+// dlopen()ed late) with no thread_local init guard; a Reaper frees the pool at thread exit.
+__attribute__((tls_model("initial-exec"))) thread_local std::vector<TensorList>* t_list_pool = nullptr;
+__attribute__((tls_model("initial-exec"))) thread_local bool t_list_pool_gone = false;
+constexpr size_t kListPoolSize = 16;
+
+struct ListPoolReaper {
+  ~ListPoolReaper() {
+    delete t_list_pool;
+    t_list_pool = nullptr;
+    t_list_pool_gone = true;  // ops run by later thread_local destructors just free their list
+  }
+};
+}  // namespace
+
+PooledList::PooledList() {
+  std::vector<TensorList>* pool = t_list_pool;
+  if (pool && !pool->empty()) {
+    list = std::move(pool->back());
+    pool->pop_back();
+  } else {
+    list.reserve(2);
+  }
+}
+
+PooledList::~PooledList() {
+  list.clear();
+  std::vector<TensorList>* pool = t_list_pool;
+  if (!pool) {
+    if (t_list_pool_gone) return;
+    static thread_local ListPoolReaper reaper;  // registers the exit-time cleanup
+    (void)reaper;
+    pool = t_list_pool = new std::vector<TensorList>();
+    pool->reserve(kListPoolSize);
+  }
+  if (pool->size() < kListPoolSize) pool->push_back(std::move(list));
+}
+
+Tensor allocate_output(const OutSpec& s, Device device) {
+  return empty(s.sizes, TensorOptions().dtype(s.dtype).device(device));
 }
 
 void run_forward(const Op& op, Device device, const TensorList& in, TensorList& out) {
@@ -129,6 +172,13 @@ void record(std::shared_ptr<Op> op, const TensorList& inputs, TensorList& output
   auto node = std::make_shared<OpNode>(op);
   SavedTensors& s = node->saved();
   s.op_name_ = op->name();
+  // Sized once: growing these one push_back at a time reallocated each (per-op overhead).
+  s.meta_.reserve(inputs.size());
+  s.needs_grad_.reserve(inputs.size());
+  node->mutable_next_edges().reserve(inputs.size());
+  node->input_metadata().reserve(outputs.size());
+  if (what == Save::kInputs || what == Save::kBoth) s.inputs.reserve(inputs.size());
+  if (what == Save::kOutputs || what == Save::kBoth) s.outputs.reserve(outputs.size());
   for (const Tensor& in : inputs) {
     s.meta_.push_back(in.defined() ? metadata_of(in) : autograd::InputMetadata{{}, kFloat, kCPU});
     s.needs_grad_.push_back(in.defined() && in.requires_grad());

@@ -59,8 +59,19 @@ struct OutSpec {
 };
 
 namespace detail {
+/// An empty TensorList whose buffer is reused from a small per-thread pool, so run_op's
+/// output list costs no heap allocation per op. It is cleared (its tensors released) when
+/// it goes back; ops nested inside a kernel take their own.
+struct PooledList {
+  PooledList();
+  ~PooledList();
+  PooledList(const PooledList&) = delete;
+  PooledList& operator=(const PooledList&) = delete;
+  TensorList list;
+};
 Device check_same_device(const TensorList& inputs, const char* op_name);
 TensorList allocate_outputs(const std::vector<OutSpec>& specs, Device device);
+Tensor allocate_output(const OutSpec& spec, Device device);
 void run_forward(const Op& op, Device device, const TensorList& in, TensorList& out);
 bool should_record(const TensorList& inputs);
 void record(std::shared_ptr<Op> op, const TensorList& inputs, TensorList& outputs);
@@ -89,9 +100,17 @@ TensorList run_op(OpT op, const TensorList& inputs, const std::vector<OutSpec>& 
   return out;
 }
 
+/// The one-output form (most ops): no vector of specs, and the Op is moved to the heap only
+/// when a Node is recorded.
 template <class OpT>
-Tensor run_op(OpT op, const TensorList& inputs, OutSpec spec) {
-  return run_op(std::move(op), inputs, std::vector<OutSpec>{std::move(spec)})[0];
+Tensor run_op(OpT op, const TensorList& inputs, const OutSpec& spec) {
+  Device device = detail::check_same_device(inputs, op.name());
+  detail::PooledList pooled;
+  TensorList& out = pooled.list;
+  out.push_back(detail::allocate_output(spec, device));
+  detail::run_forward(op, device, inputs, out);
+  if (detail::should_record(inputs)) detail::record(std::make_shared<OpT>(std::move(op)), inputs, out);
+  return std::move(out[0]);
 }
 
 /// Runs an op that writes into `self` (add_, clamp_, ...): inputs[0] must be self.

@@ -41,8 +41,19 @@ AutogradMeta& TensorImpl::ensure_autograd_meta() {
 void TensorImpl::clear_autograd_meta() { autograd_.reset(); }
 
 void TensorImpl::refresh() {
-  numel_ = prod_of(sizes_);
-  contiguous_ = is_contiguous_geometry(sizes_, strides_);
+  // prod_of and is_contiguous_geometry in one pass (every new tensor comes through here).
+  int64_t n = 1, expected = 1;
+  bool contiguous = true;
+  for (size_t i = sizes_.size(); i-- > 0;) {
+    int64_t s = sizes_[i];
+    n *= s;
+    if (s == 1) continue;
+    if (strides_[i] != expected) contiguous = false;
+    expected *= s;
+  }
+  numel_ = n;
+  // An empty tensor is contiguous whatever its strides (PyTorch's compute_contiguous).
+  contiguous_ = contiguous || n == 0;
 }
 
 }  // namespace ember

@@ -11,6 +11,29 @@ TensorIter::TensorIter(const Tensor& out, const TensorList& inputs) {
   ntensors_ = 1 + static_cast<int>(inputs.size());
   EMBER_CHECK(ntensors_ <= kMaxOperands, "TensorIter: too many operands");
   IntArrayRef sizes = out.sizes();
+  // Fast path (per-op overhead): every operand contiguous with out's exact shape. The general
+  // code below would drop the size-1 dims and merge the rest into one dense run, so set that
+  // result up directly: one dim of numel elements (none for a single element).
+  if (out.is_contiguous() && out.numel() > 0) {
+    bool dense = true;
+    for (const Tensor& t : inputs) {
+      if (!t.is_contiguous() || !t.sizes().equals(sizes)) { dense = false; break; }
+    }
+    if (dense) {
+      numel_ = out.numel();
+      if (numel_ > 1) shape_.assign(1, numel_);
+      base_[0] = static_cast<char*>(out.data_ptr());
+      operands_[0] = out;
+      if (numel_ > 1) strides_[0].assign(1, out.element_size());
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        const Tensor& t = inputs[i];
+        base_[i + 1] = static_cast<char*>(t.data_ptr());
+        operands_[i + 1] = t;
+        if (numel_ > 1) strides_[i + 1].assign(1, t.element_size());
+      }
+      return;
+    }
+  }
   int64_t nd = static_cast<int64_t>(sizes.size());
   numel_ = out.numel();
   shape_.resize(nd);

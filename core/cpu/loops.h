@@ -54,6 +54,17 @@ void unary_kernel(const Tensor& x, Tensor& out, const F& f) {
 
 template <class Out, class A, class B, class F>
 void binary_kernel(const Tensor& a, const Tensor& b, Tensor& out, const F& f) {
+  // Tiny dense operands (per-op overhead): what the TensorIter would make of them anyway,
+  // one dense run on the calling thread, without building it.
+  int64_t n = out.numel();
+  if (n > 0 && n < kGrainSize && out.is_contiguous() && a.is_contiguous() && b.is_contiguous() &&
+      out.device().is_cpu() && a.sizes().equals(out.sizes()) && b.sizes().equals(out.sizes())) {
+    char* data[3] = {static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()),
+                     static_cast<char*>(b.data_ptr())};
+    const int64_t strides[3] = {sizeof(Out), sizeof(A), sizeof(B)};
+    detail::map_run<Out, A, B>(data, strides, n, f, std::index_sequence_for<A, B>{});
+    return;
+  }
   TensorIter iter(out, {a, b});
   cpu_map<Out, A, B>(iter, f);
 }

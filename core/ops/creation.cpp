@@ -29,12 +29,22 @@ void check_sizes(IntArrayRef size) {
 }  // namespace
 
 Tensor empty(IntArrayRef size, TensorOptions options) {
-  check_sizes(size);
+  // One pass for the size check, the element count and the contiguous strides (every op's
+  // output comes through here: per-op overhead).
+  DimVector strides(size.size());
+  int64_t numel = 1, stride = 1;
+  for (size_t i = size.size(); i-- > 0;) {
+    if (size[i] < 0) check_sizes(size);  // raises PyTorch's message
+    strides[i] = stride;
+    stride *= std::max<int64_t>(size[i], 1);
+    numel *= size[i];
+  }
   ScalarType dt = options.dtype();
-  size_t nbytes = static_cast<size_t>(prod_of(size)) * element_size(dt);
-  auto storage = Storage::make(nbytes, allocator_for(options.device()));
-  Tensor t(intrusive_ptr<TensorImpl>::make(std::move(storage), dt, size, contiguous_strides(size), 0));
-  return finish(t, options);
+  size_t nbytes = static_cast<size_t>(numel) * element_size(dt);
+  Allocator* alloc = options.device().is_cpu() ? cpu_allocator() : allocator_for(options.device());
+  Tensor t(intrusive_ptr<TensorImpl>::make(Storage::make(nbytes, alloc), dt, size, strides, 0));
+  if (!options.requires_grad()) return t;
+  return finish(std::move(t), options);
 }
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, TensorOptions options) {

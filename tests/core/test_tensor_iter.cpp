@@ -201,3 +201,58 @@ TEST_CASE("test_tensor_iter: cpu_map with mixed types and in-place aliasing") {
   cpu::cpu_map<float>(fill, [] { return 7.f; });
   check_close(base, {7, 0, 0, 0, 7, 0, 0, 0, 7});
 }
+
+// The constructor's fast path (every operand contiguous with the output's shape) must set up
+// what the general broadcasting + coalescing code would: one dense run, none for one element.
+TEST_CASE("test_tensor_iter: contiguous same-shape fast path matches the general path") {
+  for (std::vector<int64_t> shape : {std::vector<int64_t>{1}, {1, 1}, {7}, {1, 3, 1, 4}, {2, 1}, {5, 6, 7}}) {
+    int64_t numel = 1;
+    for (int64_t s : shape) numel *= s;
+    Tensor out = zeros(shape, kDouble), a = arange(numel).view(shape).to(kFloat);
+    TensorIter fast(out, {a});
+    // A stride-0 view of a scalar forces the general path; its coalesced shape is the same.
+    TensorIter general(out, {ones({}).expand(shape)});
+    CHECK(fast.numel() == general.numel());
+    CHECK(fast.ndim() == general.ndim());
+    CHECK(fast.shape().equals(general.shape()));
+    CHECK(fast.strides(0).equals(general.strides(0)));
+    if (fast.ndim() == 1) CHECK(fast.strides(1).vec() == std::vector<int64_t>{4});
+    std::vector<Run> r = runs(fast);
+    REQUIRE(r.size() == 1);
+    CHECK(r[0].n == fast.numel());
+    CHECK(fast.data(1) == static_cast<char*>(a.data_ptr()));
+  }
+  // Same numel but another shape is still an error, not a dense run.
+  check_error([] { TensorIter it(zeros({3, 4}), {zeros({12})}); }, "must match the size of tensor b");
+  // Results through a kernel: out = a + 10 b on 1-element and odd-sized tensors.
+  for (int64_t n : {1, 3, 33}) {
+    Tensor a = arange(n).to(kFloat), b = full({n}, 2.0), out = empty({n});
+    add10(out, a, b);
+    for (int64_t i = 0; i < n; ++i) CHECK(out[i].item<float>() == static_cast<float>(i) + 20.0f);
+  }
+  // binary_kernel's tiny dense path and the iterator paths it stands beside: dense, transposed,
+  // broadcast and mixed-type operands of odd sizes give the reference loop's values.
+  auto sub10 = [](const Tensor& a, const Tensor& b, Tensor& out) {
+    cpu::binary_kernel<float, float, float>(a, b, out, [](float x, float y) { return x - 10 * y; });
+  };
+  for (int64_t n : {1, 3, 33}) {
+    Tensor a = arange(n * 5).to(kFloat).view({n, 5}), b = full({n, 5}, 0.5, kFloat);
+    Tensor out = empty({n, 5});
+    sub10(a, b, out);
+    Tensor at = arange(n * 5).to(kFloat).view({5, n}).t();  // transposed: general path
+    Tensor out_t = empty({n, 5});
+    sub10(at, b, out_t);
+    Tensor row = arange(5).to(kFloat), out_b = empty({n, 5});  // broadcast: general path
+    sub10(a, row.expand({n, 5}), out_b);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < 5; ++j) {
+        CHECK(out[i][j].item<float>() == static_cast<float>(i * 5 + j) - 5.0f);
+        CHECK(out_t[i][j].item<float>() == static_cast<float>(j * n + i) - 5.0f);
+        CHECK(out_b[i][j].item<float>() == static_cast<float>(i * 5 + j) - 10.0f * static_cast<float>(j));
+      }
+  }
+  Tensor d = empty({3}, kDouble);
+  cpu::binary_kernel<double, float, int64_t>(arange(3).to(kFloat), full({3}, 2, kLong), d,
+                                             [](float x, int64_t y) { return static_cast<double>(x) * y; });
+  check_close(d, {0, 2, 4});
+}
