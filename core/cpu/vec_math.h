@@ -17,7 +17,7 @@ using f8 = float __attribute__((vector_size(32)));
 using i8 = int32_t __attribute__((vector_size(32)));
 constexpr int64_t kWidth = 8;
 
-inline f8 splat(float v) { return f8{} + v; }
+inline f8 splat(float v) { return f8{v, v, v, v, v, v, v, v}; }
 inline f8 load(const float* p) {
   f8 v;
   std::memcpy(&v, p, sizeof v);
@@ -92,7 +92,8 @@ inline f8 erf(f8 x) {
   q = q * u + 0.00020983675494790077f;
   f8 big = 1.0f - exp(q);
   big = select(a >= 4.0f, splat(1.0f), big);
-  return select(a > 0.921875f, copysign(big, x), small);  // NaN: the comparison is false, small is NaN
+  // NaN: the comparison is false and small is NaN. copysign keeps erf(-0) = -0.
+  return copysign(select(a > 0.921875f, big, small), x);
 }
 
 /// tanh(x). |x| < 0.625: x + x s P(s), s = x^2; above: 1 - 2 / (e^{2|x|} + 1) with the sign
@@ -109,7 +110,7 @@ inline f8 tanh(f8 x) {
   f8 small = (x * s) * p + x;
   f8 e = exp(2.0f * clamp_hi(a, 20.0f));
   f8 big = 1.0f - 2.0f / (e + 1.0f);
-  return select(a > 0.625f, copysign(big, x), small);
+  return copysign(select(a > 0.625f, big, small), x);  // keeps tanh(-0) = -0
 }
 
 /// 1 / (1 + e^{-x}), the formula of the scalar path.
