@@ -64,6 +64,25 @@ inline f8 exp(f8 x) {
   return select(x != x, x, y);
 }
 
+/// e^x for x in [-87, 88] only (no clamping, NaN or denormal handling): the inner exp of erf,
+/// whose argument stays in [-18, 0]. Same reduction and polynomial as exp.
+inline f8 exp_finite(f8 x) {
+  const f8 shifter = splat(12582912.0f);
+  f8 t = x * 1.44269504088896341f + shifter;
+  f8 n = t - shifter;
+  f8 r = x - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  f8 p = splat(1.9875691500e-4f);
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  f8 y = (r * r) * p + r + 1.0f;
+  // t's bits are 0x4b400000 + n (1.5 * 2^23 + n): 2^n is (n + 127) << 23.
+  return y * as_float((as_int(t) + (127 - 0x4b400000)) << 23);
+}
+
 /// erf(x). |x| < 0.921875: x + x P(x^2) (relative error ~1e-9 before rounding); above:
 /// 1 - e^{Q(|x|)} with Q fitted to log erfc on [0.921875, 4]; |x| >= 4 gives +-1 (erfc(4)
 /// is below half an ulp of 1).
@@ -90,7 +109,7 @@ inline f8 erf(f8 x) {
   q = q * u + -0.6331491470336914f;
   q = q * u + -1.1296570301055908f;
   q = q * u + 0.00020983675494790077f;
-  f8 big = 1.0f - exp(q);
+  f8 big = 1.0f - exp_finite(q);
   big = select(a >= 4.0f, splat(1.0f), big);
   // NaN: the comparison is false and small is NaN. copysign keeps erf(-0) = -0.
   return copysign(select(a > 0.921875f, big, small), x);
@@ -108,7 +127,7 @@ inline f8 tanh(f8 x) {
   p = p * s + 0.133331298828125f;
   p = p * s + -0.333333283662796f;
   f8 small = (x * s) * p + x;
-  f8 e = exp(2.0f * clamp_hi(a, 20.0f));
+  f8 e = exp_finite(2.0f * clamp_hi(a, 20.0f));  // NaN lanes take the small branch
   f8 big = 1.0f - 2.0f / (e + 1.0f);
   return copysign(select(a > 0.625f, big, small), x);  // keeps tanh(-0) = -0
 }
