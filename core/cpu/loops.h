@@ -5,9 +5,12 @@
 // indexed loop that the compiler vectorizes; broadcast and strided runs a pointer walk.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <tuple>
 #include <utility>
 
+#include "ember/core/cpu/vec_math.h"
 #include "ember/core/tensor_iter.h"
 
 namespace ember::cpu {
@@ -33,6 +36,32 @@ inline void map_run(char** data, const int64_t* strides, int64_t n, const F& f,
   }
 }
 
+/// float32 out = vf(x) over one run, vf mapping vec::f8 -> vec::f8. Every element goes
+/// through vf in a full vector (the tail and strided or broadcast runs through a padded
+/// buffer), so an element's result does not depend on its position, the run's length or the
+/// thread split.
+template <class VF>
+inline void vec_map_run(char** data, const int64_t* strides, int64_t n, const VF& vf) {
+  constexpr int64_t W = vec::kWidth;
+  float* out = reinterpret_cast<float*>(data[0]);
+  const float* in = reinterpret_cast<const float*>(data[1]);
+  int64_t i = 0;
+  if (strides[0] == sizeof(float) && strides[1] == sizeof(float)) {
+    for (; i + W <= n; i += W) vec::store(out + i, vf(vec::load(in + i)));
+    if (i == n) return;
+  }
+  // Tail of a dense run, or a strided / broadcast run: W elements at a time via a buffer.
+  alignas(32) float buf[W];
+  for (; i < n; i += W) {
+    int64_t m = std::min<int64_t>(W, n - i);
+    for (int64_t j = 0; j < m; ++j)
+      buf[j] = *reinterpret_cast<const float*>(data[1] + (i + j) * strides[1]);
+    for (int64_t j = m; j < W; ++j) buf[j] = 0.0f;
+    vec::store(buf, vf(vec::load(buf)));
+    for (int64_t j = 0; j < m; ++j) *reinterpret_cast<float*>(data[0] + (i + j) * strides[0]) = buf[j];
+  }
+}
+
 }  // namespace detail
 
 /// out = f(inputs...) elementwise; Out/In are the exact element types of the operands.
@@ -50,6 +79,16 @@ template <class Out, class In, class F>
 void unary_kernel(const Tensor& x, Tensor& out, const F& f) {
   TensorIter iter(out, {x});
   cpu_map<Out, In>(iter, f);
+}
+
+/// float32 out = vf(x) with a SIMD body vf: vec::f8 -> vec::f8 (see detail::vec_map_run).
+/// `grain`: elements per thread below which the loop stays serial; transcendental bodies
+/// cost more per element than a copy, so they pass a smaller one.
+template <class VF>
+void unary_vec_kernel(const Tensor& x, Tensor& out, const VF& vf, int64_t grain = kGrainSize) {
+  TensorIter iter(out, {x});
+  iter.for_each([&](char** data, const int64_t* strides, int64_t n) { detail::vec_map_run(data, strides, n, vf); },
+                grain);
 }
 
 template <class Out, class A, class B, class F>

@@ -103,6 +103,13 @@ struct Gelu final : UnaryOp {
   const char* name() const override { return "gelu"; }
   bool elementwise() const override { return true; }
   void cpu(const Tensor& x, Tensor& out) const override {
+    if (out.dtype() == kFloat) {
+      if (tanh_approx)
+        cpu::unary_vec_kernel(x, out, [](cpu::vec::f8 v) { return cpu::vec::gelu_tanh(v); }, kVecMathGrain);
+      else
+        cpu::unary_vec_kernel(x, out, [](cpu::vec::f8 v) { return cpu::vec::gelu(v); }, kVecMathGrain);
+      return;
+    }
     if (tanh_approx) {
       float_kernel(name(), x, out, [](auto v) {
         using M = decltype(v);

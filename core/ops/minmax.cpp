@@ -1,11 +1,13 @@
 // Value-selecting reductions: max/min (over everything, or over one dim with the indices),
 // amax/amin (several dims) and argmax/argmin. NaN propagates as in PyTorch: a NaN beats
 // every number, and the first NaN (or the first of equal extremes) is the one picked.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string_view>
 
 #include "ember/core/cpu/reduce.h"
+#include "ember/core/cpu/vec_math.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/creation.h"
@@ -74,9 +76,66 @@ struct ArgAcc {
   int64_t index = -1;
 };
 
+/// Position of the max (min) of the dense float32 run p[0, n), with beats' rules: the first
+/// NaN if there is one, else the first element equal to the extreme. Two passes, both SIMD:
+/// the NaN-propagating extreme over 32 lanes, then a search for its first occurrence (the
+/// run is still in L1/L2 when it is a row).
+template <bool IsMax>
+int64_t arg_dense_f32(const float* p, int64_t n) {
+  namespace vec = cpu::vec;
+  constexpr int64_t W = vec::kWidth;
+  auto pick = [](vec::f8 a, vec::f8 v) {
+    if constexpr (IsMax)
+      return vec::select((v != v) | (v > a), v, a);
+    else
+      return vec::select((v != v) | (v < a), v, a);
+  };
+  vec::f8 acc[4];
+  for (auto& a : acc) a = vec::load(p);
+  int64_t i = 0;
+  for (; i + 4 * W <= n; i += 4 * W)
+    for (int k = 0; k < 4; ++k) acc[k] = pick(acc[k], vec::load(p + i + k * W));
+  for (; i + W <= n; i += W) acc[0] = pick(acc[0], vec::load(p + i));
+  float m = p[0];
+  for (int k = 0; k < 4; ++k)
+    for (int64_t l = 0; l < W; ++l) m = (beats<IsMax>(acc[k][l], m)) ? acc[k][l] : m;
+  for (; i < n; ++i) m = beats<IsMax>(p[i], m) ? p[i] : m;
+  bool nan = m != m;
+  vec::f8 mv = vec::splat(m);
+  int64_t j = 0;
+  for (; j + W <= n; j += W) {
+    vec::f8 v = vec::load(p + j);
+    vec::i8 hit = nan ? (v != v) : (v == mv);
+    int bits = __builtin_ia32_movmskps256(vec::as_float(hit));
+    if (bits) return j + __builtin_ctz(static_cast<unsigned>(bits));
+  }
+  for (; j < n; ++j)
+    if (nan ? p[j] != p[j] : p[j] == m) return j;
+  return n - 1;  // not reached: m is one of the elements
+}
+
 /// indices[o] = position of the max (min) of x over `mask`; values[o] = that value if given.
 template <class T, bool IsMax>
 void arg_typed(const Tensor& x, Tensor* values, Tensor& indices, uint64_t mask) {
+  if constexpr (std::is_same_v<T, float>) {
+    // Each output reduces one dense run (rows of a contiguous matrix): the SIMD two-pass search.
+    cpu::ReduceGeometry g = cpu::reduce_geometry(x, mask);
+    if (g.red_sizes.size() == 1 && g.red_strides[0] == 1 && g.n_red >= 4 * cpu::vec::kWidth) {
+      const float* data = static_cast<const float*>(x.data_ptr());
+      float* vo = values ? static_cast<float*>(values->data_ptr()) : nullptr;
+      int64_t* io = indices.data_ptr<int64_t>();
+      int64_t grain = std::max<int64_t>(1, kGrainSize / g.n_red);
+      parallel_for(g.n_out, grain, [&](int64_t b, int64_t e) {
+        for (int64_t o = b; o < e; ++o) {
+          const float* p = data + cpu::kept_offset(g, o);
+          int64_t idx = arg_dense_f32<IsMax>(p, g.n_red);
+          io[o] = idx;
+          if (vo) vo[o] = p[idx];
+        }
+      });
+      return;
+    }
+  }
   using M = opmath_t<T>;
   using A = ArgAcc<M>;
   T* vo = values ? static_cast<T*>(values->data_ptr()) : nullptr;

@@ -165,6 +165,7 @@ struct Exp final : FloatMap<Exp> {
   const char* name() const override { return "exp"; }
   Save saves() const override { return Save::kOutputs; }
   auto f(auto v) const { return std::exp(v); }
+  cpu::vec::f8 vf(cpu::vec::f8 v) const { return cpu::vec::exp(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g * s.output(); }
 };
 
@@ -338,6 +339,7 @@ struct Tanh final : FloatMap<Tanh> {
   const char* name() const override { return "tanh"; }
   Save saves() const override { return Save::kOutputs; }
   auto f(auto v) const { return std::tanh(v); }
+  cpu::vec::f8 vf(cpu::vec::f8 v) const { return cpu::vec::tanh(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor r = s.output();
     return g * (1 - r * r);
@@ -350,6 +352,7 @@ struct Sigmoid final : FloatMap<Sigmoid> {
   const char* name() const override { return "sigmoid"; }
   Save saves() const override { return Save::kOutputs; }
   auto f(auto v) const { return decltype(v)(1) / (decltype(v)(1) + std::exp(-v)); }
+  cpu::vec::f8 vf(cpu::vec::f8 v) const { return cpu::vec::sigmoid(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor r = s.output();
     return g * (r * (1 - r));
@@ -361,6 +364,7 @@ struct Erf final : FloatMap<Erf> {
   static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kErf;
   const char* name() const override { return "erf"; }
   auto f(auto v) const { return std::erf(v); }
+  cpu::vec::f8 vf(cpu::vec::f8 v) const { return cpu::vec::erf(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor x = s.input(0);
     return g * ((x * x).neg().exp() * kTwoOverSqrtPi);

@@ -34,14 +34,25 @@ inline void check_not_bool(const char* name, ScalarType t) {
   if (t == kBool) detail::throw_error(detail::str_cat("\"", name, "\" not implemented for 'Bool'"));
 }
 
+/// Elements per thread below which a transcendental SIMD map (exp, erf, gelu, ...) stays on
+/// one thread: it costs several ns per element, far more than a copy.
+constexpr int64_t kVecMathGrain = 8192;
+
 /// Base of floating-point maps (sin, sigmoid, gelu, ...): D::f(v) gets an opmath value on the
 /// CPU; on CUDA the map D::kCuda of cuda/unary.h computes the same formula, with the
-/// parameters D::cuda_args() returns.
+/// parameters D::cuda_args() returns. A map that also defines vf(vec::f8) (cpu/vec_math.h)
+/// runs float32 through it; other dtypes through f.
 template <class D>
 struct FloatMap : UnaryOp {
   bool elementwise() const override { return true; }
   void cpu(const Tensor& x, Tensor& out) const override {
     const D& d = static_cast<const D&>(*this);
+    if constexpr (requires(cpu::vec::f8 v) { d.vf(v); }) {
+      if (out.dtype() == kFloat) {
+        cpu::unary_vec_kernel(x, out, [&d](cpu::vec::f8 v) { return d.vf(v); }, kVecMathGrain);
+        return;
+      }
+    }
     float_kernel(name(), x, out, [&d](auto v) { return d.f(v); });
   }
   void cuda(const Tensor& x, Tensor& out) const override {

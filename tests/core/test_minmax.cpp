@@ -193,3 +193,38 @@ TEST_CASE("ties share the gradient of max() and amax; max(dim) gives it to the i
   n.max().backward();
   check_close(n.grad(), {0, 0.5, 0, 0.5});
 }
+
+TEST_CASE("test_minmax: float32 max/min over dense rows (SIMD path) match the generic path") {
+  // The float64 copy takes the generic fold; the float32 one the SIMD two-pass search.
+  for (int64_t cols : {32, 33, 100, 1001}) {
+    INFO("cols = " << cols);
+    Tensor x = randn({7, cols});
+    float* p = x.data_ptr<float>();
+    // Ties (first one wins), NaN (first NaN wins), signed zeros, infinities, at odd places.
+    p[0 * cols + 3] = 5.0f;
+    p[0 * cols + cols - 1] = 5.0f;
+    p[1 * cols + 5] = std::numeric_limits<float>::quiet_NaN();
+    p[1 * cols + cols - 2] = std::numeric_limits<float>::quiet_NaN();
+    p[1 * cols + 1] = 100.0f;
+    for (int64_t j = 0; j < cols; ++j) p[2 * cols + j] = (j % 3 == 0) ? -0.0f : 0.0f;
+    p[3 * cols + cols - 1] = std::numeric_limits<float>::infinity();
+    p[4 * cols + cols - 1] = -std::numeric_limits<float>::infinity();
+    p[5 * cols + cols - 1] = std::numeric_limits<float>::quiet_NaN();
+    for (bool is_max : {true, false}) {
+      INFO("max: " << is_max);
+      auto [v32, i32] = is_max ? x.max(1) : x.min(1);
+      auto [v64, i64] = is_max ? x.to(kDouble).max(1) : x.to(kDouble).min(1);
+      CHECK(equal(i32, i64));
+      CHECK(ember::test::values(v32).size() == 7);
+      std::vector<double> a = ember::test::values(v32), b = ember::test::values(v64);
+      for (size_t k = 0; k < a.size(); ++k) {
+        INFO("row " << k);
+        CHECK(((std::isnan(a[k]) && std::isnan(b[k])) || (a[k] == b[k] && std::signbit(a[k]) == std::signbit(b[k]))));
+      }
+      CHECK(equal(is_max ? x.argmax(1) : x.argmin(1), i64));
+      // A transposed copy reduces strided columns on the generic path: same answers.
+      Tensor xt = x.t().contiguous().t();
+      CHECK(equal(std::get<1>(is_max ? xt.max(1) : xt.min(1)), i64));
+    }
+  }
+}
