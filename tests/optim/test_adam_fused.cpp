@@ -50,8 +50,8 @@ TEST_CASE("the fused Adam step follows the tensor ops' step") {
         for (int step = 0; step < 4; ++step) {
           Tensor g = randn({n}).to(t);
           if (step == 2) g = g * 1e-3;  // smaller steps: denom near eps
-          detail::adam_step(p1, g, s1, 2e-3, {0.9, 0.999}, 1e-8, c.amsgrad, c.decoupled, c.l2);
-          detail::adam_step_reference(p2, g, s2, 2e-3, {0.9, 0.999}, 1e-8, c.amsgrad, c.decoupled, c.l2);
+          optim::detail::adam_step(p1, g, s1, 2e-3, {0.9, 0.999}, 1e-8, c.amsgrad, c.decoupled, c.l2);
+          optim::detail::adam_step_reference(p2, g, s2, 2e-3, {0.9, 0.999}, 1e-8, c.amsgrad, c.decoupled, c.l2);
           CHECK(s1.step() == s2.step());
           check_ulps(s1.exp_avg(), s2.exp_avg(), 2);
           check_ulps(s1.exp_avg_sq(), s2.exp_avg_sq(), 2);
@@ -68,16 +68,16 @@ TEST_CASE("layouts the fused Adam step does not take fall back to the tensor ops
   AdamParamState s1, s2;
   for (int step = 0; step < 3; ++step) {
     Tensor g = randn({5, 3}).t();
-    detail::adam_step(p1, g, s1, 1e-2, {0.9, 0.999}, 1e-8, true, 1e-2, 0);
-    detail::adam_step_reference(p2, g, s2, 1e-2, {0.9, 0.999}, 1e-8, true, 1e-2, 0);
+    optim::detail::adam_step(p1, g, s1, 1e-2, {0.9, 0.999}, 1e-8, true, 1e-2, 0);
+    optim::detail::adam_step_reference(p2, g, s2, 1e-2, {0.9, 0.999}, 1e-8, true, 1e-2, 0);
   }
   CHECK(values(p1) == values(p2));
   Tensor q1 = randn({4, 6}), q2 = q1.clone();
   AdamParamState t1, t2;
   for (int step = 0; step < 3; ++step) {
     Tensor g = randn({6, 4}).t();  // non-contiguous gradient for a contiguous parameter
-    detail::adam_step(q1, g, t1, 1e-2, {0.9, 0.999}, 1e-8, false, 0, 0.1);
-    detail::adam_step_reference(q2, g, t2, 1e-2, {0.9, 0.999}, 1e-8, false, 0, 0.1);
+    optim::detail::adam_step(q1, g, t1, 1e-2, {0.9, 0.999}, 1e-8, false, 0, 0.1);
+    optim::detail::adam_step_reference(q2, g, t2, 1e-2, {0.9, 0.999}, 1e-8, false, 0, 0.1);
   }
   CHECK(values(q1) == values(q2));
 }
@@ -86,8 +86,8 @@ TEST_CASE("the fused AdamW step keeps NaN and inf propagation") {
   Tensor p1 = tensor(std::vector<double>{1.0, 2.0, 3.0, -1.0}).to(kFloat), p2 = p1.clone();
   Tensor g = tensor(std::vector<double>{NAN, INFINITY, 0.5, 0.0}).to(kFloat);
   AdamParamState s1, s2;
-  detail::adam_step(p1, g, s1, 1e-2, {0.9, 0.999}, 1e-8, true, 1e-2, 0);
-  detail::adam_step_reference(p2, g, s2, 1e-2, {0.9, 0.999}, 1e-8, true, 1e-2, 0);
+  optim::detail::adam_step(p1, g, s1, 1e-2, {0.9, 0.999}, 1e-8, true, 1e-2, 0);
+  optim::detail::adam_step_reference(p2, g, s2, 1e-2, {0.9, 0.999}, 1e-8, true, 1e-2, 0);
   std::vector<double> a = values(p1), b = values(p2);
   for (size_t i = 0; i < a.size(); ++i) {
     CAPTURE(i);
