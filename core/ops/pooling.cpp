@@ -279,13 +279,16 @@ inline void max8_2x2_avx2(const float* r0, const float* r1, float* y, int64_t* i
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(idx), i_lo);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(idx + 4), i_hi);
   } else {
-    const __m256i nn = _mm256_set1_epi32(n);
-    _mm256_maskstore_ps(y, _mm256_cmpgt_epi32(nn, lane), best);
-    const __m256i l64 = _mm256_setr_epi64x(0, 1, 2, 3);
-    const __m256i n64 = _mm256_set1_epi64x(n);
-    _mm256_maskstore_epi64(reinterpret_cast<long long*>(idx), _mm256_cmpgt_epi64(n64, l64), i_lo);
-    _mm256_maskstore_epi64(reinterpret_cast<long long*>(idx + 4),
-                           _mm256_cmpgt_epi64(n64, _mm256_add_epi64(l64, _mm256_set1_epi64x(4))), i_hi);
+    // Through a buffer: masked stores are slow on some CPUs (microcoded on AMD Zen).
+    alignas(32) float yb[8];
+    alignas(32) int64_t ib[8];
+    _mm256_store_ps(yb, best);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(ib), i_lo);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(ib + 4), i_hi);
+    for (int o = 0; o < n; ++o) {
+      y[o] = yb[o];
+      idx[o] = ib[o];
+    }
   }
 }
 
