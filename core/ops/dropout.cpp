@@ -33,9 +33,14 @@ Tensor dropout_impl(Tensor& input, double p, bool train, bool feature, bool alph
   if (!alpha) {
     // noise = bernoulli(1 - p) / (1 - p), drawn and scaled in one pass where the sampler can
     // (the same mask as bernoulli_, so CPU and CUDA agree for a seed); 1 / (1 - p) is
-    // computed by div_ in the noise's dtype, as dividing the mask would.
-    double scale = ones({}, noise.options()).div_(1 - p).item<double>();
-    detail::bernoulli_scaled_(noise, 1 - p, scale);
+    // computed by div_ in the noise's dtype, as dividing the mask would. CUDA keeps the
+    // two-op form (no host round trip for the scale).
+    if (noise.is_cuda()) {
+      noise.bernoulli_(1 - p).div_(1 - p);
+    } else {
+      double scale = ones({}, noise.options()).div_(1 - p).item<double>();
+      detail::bernoulli_scaled_(noise, 1 - p, scale);
+    }
     return inplace ? input.mul_(noise) : input * noise;
   }
   noise.bernoulli_(1 - p);
