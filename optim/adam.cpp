@@ -3,9 +3,14 @@
 
 #include <cmath>
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/creation.h"
+#include "ember/core/tensor_iter.h"
 
 namespace ember::optim {
 
@@ -54,6 +59,175 @@ void adam_update(Tensor& param, const Tensor& grad, AdamParamState& s, double lr
     denom = (s.exp_avg_sq().sqrt() / bias_correction2_sqrt).add_(eps);
   }
   param.addcdiv_(s.exp_avg(), denom, -step_size);
+}
+
+void adam_step_reference(Tensor& param, const Tensor& grad, AdamParamState& s, double lr,
+                         const std::tuple<double, double>& betas, double eps, bool amsgrad,
+                         double decoupled_decay, double l2) {
+  // AdamW: shrink the parameter itself (PyTorch does this even when the decay is 0).
+  if (decoupled_decay != 0) param.mul_(1 - lr * decoupled_decay);
+  Tensor g = l2 != 0 ? grad.add(param, l2) : grad;  // Adam's L2: added to the gradient
+  adam_update(param, g, s, lr, betas, eps, amsgrad);
+}
+
+namespace {
+
+/// Whether t is a dense CPU tensor of `dtype` laid out like `like` (same sizes, contiguous).
+bool dense_like(const Tensor& t, const Tensor& like) {
+  return t.defined() && !t.is_cuda() && t.dtype() == like.dtype() && t.is_contiguous() &&
+         t.sizes().equals(like.sizes());
+}
+
+/// SIMD helpers of the fused step: T's lanes in one AVX2 register.
+#if defined(__AVX2__)
+inline __m256 vload(const float* p) { return _mm256_loadu_ps(p); }
+inline __m256d vload(const double* p) { return _mm256_loadu_pd(p); }
+inline void vstore(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
+inline void vstore(double* p, __m256d v) { _mm256_storeu_pd(p, v); }
+inline __m256 vset(float v) { return _mm256_set1_ps(v); }
+inline __m256d vset(double v) { return _mm256_set1_pd(v); }
+inline __m256 vmul(__m256 a, __m256 b) { return _mm256_mul_ps(a, b); }
+inline __m256d vmul(__m256d a, __m256d b) { return _mm256_mul_pd(a, b); }
+inline __m256 vdiv(__m256 a, __m256 b) { return _mm256_div_ps(a, b); }
+inline __m256d vdiv(__m256d a, __m256d b) { return _mm256_div_pd(a, b); }
+inline __m256 vadd(__m256 a, __m256 b) { return _mm256_add_ps(a, b); }
+inline __m256d vadd(__m256d a, __m256d b) { return _mm256_add_pd(a, b); }
+inline __m256 vfma(__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }
+inline __m256d vfma(__m256d a, __m256d b, __m256d c) { return _mm256_fmadd_pd(a, b, c); }
+inline __m256 vsqrt(__m256 a) { return _mm256_sqrt_ps(a); }
+inline __m256d vsqrt(__m256d a) { return _mm256_sqrt_pd(a); }
+/// maximum(a, b) with NaN winning: a where a is NaN or a > b, else b.
+inline __m256 vmaximum(__m256 a, __m256 b) {
+  return _mm256_blendv_ps(b, a, _mm256_or_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q), _mm256_cmp_ps(a, b, _CMP_GT_OQ)));
+}
+inline __m256d vmaximum(__m256d a, __m256d b) {
+  return _mm256_blendv_pd(b, a, _mm256_or_pd(_mm256_cmp_pd(a, a, _CMP_UNORD_Q), _mm256_cmp_pd(a, b, _CMP_GT_OQ)));
+}
+#endif
+
+/// The scalars of one fused step, converted to T as the tensor ops convert them.
+template <class T>
+struct AdamScalars {
+  T decay, l2, b1, a1, b2, a2, bc2_sqrt, eps, neg_step_size;
+};
+
+/// One element (or one register of elements) of the fused step: the operations of
+/// adam_step_reference in the same order, each rounded to T as the tensor ops round it. The
+/// ops' `a + alpha b` loops are contracted to an FMA by the compiler, so the same products
+/// are FMAs here: m = fma(1 - b1, g, m b1), v = fma((1 - b2) g, g, v b2),
+/// p = fma(-step_size, m / denom, p) (addcdiv's a + v (b / c)).
+template <bool Decay, bool L2, bool Ams, class V, class S>
+inline void adam_element(V& p, V g, V& m, V& v, V& vmax, const S& k, auto set, auto mul, auto div, auto add,
+                         auto fma, auto sqrt, auto maximum) {
+  if constexpr (Decay) p = mul(p, set(k.decay));
+  if constexpr (L2) g = fma(set(k.l2), p, g);
+  m = fma(set(k.a1), g, mul(m, set(k.b1)));
+  v = fma(mul(set(k.a2), g), g, mul(v, set(k.b2)));
+  V den;
+  if constexpr (Ams) {
+    vmax = maximum(vmax, v);
+    den = add(div(sqrt(vmax), set(k.bc2_sqrt)), set(k.eps));
+  } else {
+    den = add(div(sqrt(v), set(k.bc2_sqrt)), set(k.eps));
+  }
+  p = fma(set(k.neg_step_size), div(m, den), p);
+}
+
+template <bool Decay, bool L2, bool Ams, class T>
+void adam_range(T* p, const T* g, T* m, T* v, T* vmax, int64_t b, int64_t e, const AdamScalars<T>& k) {
+  int64_t i = b;
+#if defined(__AVX2__)
+  constexpr int64_t kLanes = 32 / sizeof(T);
+  auto set = [](T x) { return vset(x); };
+  auto mul = [](auto a, auto c) { return vmul(a, c); };
+  auto div = [](auto a, auto c) { return vdiv(a, c); };
+  auto add = [](auto a, auto c) { return vadd(a, c); };
+  auto fma = [](auto a, auto c, auto d) { return vfma(a, c, d); };
+  auto sqrt = [](auto a) { return vsqrt(a); };
+  auto maximum = [](auto a, auto c) { return vmaximum(a, c); };
+  for (; i + kLanes <= e; i += kLanes) {
+    auto pv = vload(p + i), mv = vload(m + i), vv = vload(v + i);
+    auto xv = Ams ? vload(vmax + i) : mv;
+    adam_element<Decay, L2, Ams>(pv, vload(g + i), mv, vv, xv, k, set, mul, div, add, fma, sqrt, maximum);
+    vstore(p + i, pv);
+    vstore(m + i, mv);
+    vstore(v + i, vv);
+    if constexpr (Ams) vstore(vmax + i, xv);
+  }
+#endif
+  auto sset = [](T x) { return x; };
+  auto smul = [](T a, T c) { return a * c; };
+  auto sdiv = [](T a, T c) { return a / c; };
+  auto sadd = [](T a, T c) { return a + c; };
+  auto sfma = [](T a, T c, T d) { return std::fma(a, c, d); };
+  auto ssqrt = [](T a) { return std::sqrt(a); };
+  auto smaximum = [](T a, T c) { return (a != a || a > c) ? a : c; };
+  for (; i < e; ++i) {
+    T pi = p[i], mi = m[i], vi = v[i], xi = Ams ? vmax[i] : T(0);
+    adam_element<Decay, L2, Ams>(pi, g[i], mi, vi, xi, k, sset, smul, sdiv, sadd, sfma, ssqrt, smaximum);
+    p[i] = pi;
+    m[i] = mi;
+    v[i] = vi;
+    if constexpr (Ams) vmax[i] = xi;
+  }
+}
+
+/// The fused step over n elements, in parallel chunks.
+template <class T>
+void adam_fused(T* p, const T* g, T* m, T* v, T* vmax, int64_t n, const AdamScalars<T>& k, bool has_decay,
+                bool has_l2) {
+  parallel_for(n, kGrainSize, [=, &k](int64_t b, int64_t e) {
+    if (vmax) {
+      if (has_decay) adam_range<true, false, true>(p, g, m, v, vmax, b, e, k);
+      else if (has_l2) adam_range<false, true, true>(p, g, m, v, vmax, b, e, k);
+      else adam_range<false, false, true>(p, g, m, v, vmax, b, e, k);
+    } else {
+      if (has_decay) adam_range<true, false, false>(p, g, m, v, vmax, b, e, k);
+      else if (has_l2) adam_range<false, true, false>(p, g, m, v, vmax, b, e, k);
+      else adam_range<false, false, false>(p, g, m, v, vmax, b, e, k);
+    }
+  });
+}
+
+}  // namespace
+
+void adam_step(Tensor& param, const Tensor& grad, AdamParamState& s, double lr,
+               const std::tuple<double, double>& betas, double eps, bool amsgrad, double decoupled_decay,
+               double l2) {
+  const bool fused = (param.dtype() == kFloat || param.dtype() == kDouble) && !param.is_cuda() &&
+                     param.is_contiguous() && dense_like(grad, param) && !grad.is_same(param) &&
+                     (decoupled_decay == 0 || l2 == 0) && param.numel() > 0;
+  if (!fused) return adam_step_reference(param, grad, s, lr, betas, eps, amsgrad, decoupled_decay, l2);
+  if (!s.exp_avg().defined()) {
+    s.exp_avg(zeros_like(param));
+    s.exp_avg_sq(zeros_like(param));
+  }
+  if (amsgrad && !s.max_exp_avg_sq().defined()) s.max_exp_avg_sq(zeros_like(param));
+  const bool states_dense = dense_like(s.exp_avg(), param) && dense_like(s.exp_avg_sq(), param) &&
+                            (!amsgrad || dense_like(s.max_exp_avg_sq(), param));
+  if (!states_dense) return adam_step_reference(param, grad, s, lr, betas, eps, amsgrad, decoupled_decay, l2);
+  auto [beta1, beta2] = betas;
+  s.step(s.step() + 1);
+  // The scalars exactly as adam_update computes them, then converted to T as the ops do.
+  const double step = static_cast<double>(s.step());
+  const double bias_correction1 = 1 - std::pow(beta1, step);
+  const double bias_correction2 = 1 - std::pow(beta2, step);
+  const double step_size = lr / bias_correction1;
+  const double bias_correction2_sqrt = std::sqrt(bias_correction2);
+  visit_float_dtype(param.dtype(), "adam", [&]<typename T>() {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      const AdamScalars<T> k{static_cast<T>(1 - lr * decoupled_decay), static_cast<T>(l2), static_cast<T>(beta1),
+                             static_cast<T>(1 - beta1), static_cast<T>(beta2), static_cast<T>(1 - beta2),
+                             static_cast<T>(bias_correction2_sqrt), static_cast<T>(eps), static_cast<T>(-step_size)};
+      adam_fused<T>(param.data_ptr<T>(), grad.data_ptr<T>(), s.exp_avg().data_ptr<T>(), s.exp_avg_sq().data_ptr<T>(),
+                    amsgrad ? s.max_exp_avg_sq().data_ptr<T>() : nullptr, param.numel(), k, decoupled_decay != 0,
+                    l2 != 0);
+    }
+  });
+  // The in-place ops would each bump the versions; one bump per tensor written is enough to
+  // invalidate saved copies.
+  for (const Tensor* t : {&param, &s.exp_avg(), &s.exp_avg_sq()}) t->unsafeGetTensorImpl()->storage()->bump_version();
+  if (amsgrad) s.max_exp_avg_sq().unsafeGetTensorImpl()->storage()->bump_version();
 }
 }  // namespace detail
 
@@ -104,12 +278,11 @@ Tensor Adam::step(LossClosure closure) {
     const auto& o = static_cast<const AdamOptions&>(group.options());
     for (Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
-      Tensor grad = p.grad();
-      if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());  // L2: added to the gradient
       auto& st = state_[p.unsafeGetTensorImpl()];
       if (!st) st = std::make_unique<AdamParamState>();
-      detail::adam_update(p, grad, static_cast<AdamParamState&>(*st), o.lr(), o.betas(), o.eps(),
-                          o.amsgrad());
+      // L2 decay: weight_decay * p added to the gradient (inside adam_step).
+      detail::adam_step(p, p.grad(), static_cast<AdamParamState&>(*st), o.lr(), o.betas(), o.eps(), o.amsgrad(),
+                        0.0, o.weight_decay());
     }
   }
   return loss;

@@ -79,6 +79,17 @@ void check_adam_options(double lr, const std::tuple<double, double>& betas, doub
 /// moments and the parameter. `state` is created on first use.
 void adam_update(Tensor& param, const Tensor& grad, AdamParamState& state, double lr,
                  const std::tuple<double, double>& betas, double eps, bool amsgrad);
+/// A whole step for one parameter: AdamW's decoupled decay (param *= 1 - lr decoupled_decay,
+/// when decoupled_decay != 0) or Adam's L2 term (grad + l2 param, when l2 != 0), then
+/// adam_update. Dense float32/float64 CPU tensors take one fused pass with the same operations
+/// in the same order (adam_step_reference); anything else runs the tensor ops.
+void adam_step(Tensor& param, const Tensor& grad, AdamParamState& state, double lr,
+               const std::tuple<double, double>& betas, double eps, bool amsgrad, double decoupled_decay,
+               double l2);
+/// adam_step through the tensor ops only (the oracle of the fused pass's tests).
+void adam_step_reference(Tensor& param, const Tensor& grad, AdamParamState& state, double lr,
+                         const std::tuple<double, double>& betas, double eps, bool amsgrad,
+                         double decoupled_decay, double l2);
 }  // namespace detail
 
 }  // namespace ember::optim

@@ -34,10 +34,10 @@ Tensor AdamW::step(LossClosure closure) {
       if (!p.grad().defined()) continue;
       auto& st = state_[p.unsafeGetTensorImpl()];
       if (!st) st = std::make_unique<AdamWParamState>();
-      // Decoupled decay: shrink the parameter itself (PyTorch does this even when it is 0).
-      p.mul_(1 - o.lr() * o.weight_decay());
-      detail::adam_update(p, p.grad(), static_cast<AdamParamState&>(*st), o.lr(), o.betas(), o.eps(),
-                          o.amsgrad());
+      // Decoupled decay: shrink the parameter itself (PyTorch does this even when it is 0, a
+      // multiplication by 1 that changes nothing, so adam_step skips it then).
+      detail::adam_step(p, p.grad(), static_cast<AdamParamState&>(*st), o.lr(), o.betas(), o.eps(), o.amsgrad(),
+                        o.weight_decay(), 0.0);
     }
   }
   return loss;

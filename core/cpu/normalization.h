@@ -47,6 +47,11 @@ void row_norm_stats(const Tensor& x, const RowGeom& g, double eps, Tensor& mean,
 void row_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& rstd, const Tensor& w, const Tensor& b,
                     const RowGeom& g, Tensor& out);
 
+/// row_norm_stats then row_norm_apply, fused per row where it can (layer norm with weight and
+/// bias); fills mean and rstd as row_norm_stats does.
+void row_norm_forward(const Tensor& x, double eps, const Tensor& w, const Tensor& b, const RowGeom& g, Tensor& mean,
+                      Tensor& rstd, Tensor& out);
+
 /// Gradients of row normalization (PyTorch's layer_norm / group_norm backward):
 ///   gi = rstd (gh - mean(gh) - xhat mean(gh xhat)) over the row, gh = go w[k];
 ///   gw[k] = sum(go xhat), gb[k] = sum(go) over the elements parameter k covers.

@@ -7,6 +7,7 @@
 
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/creation.h"
+#include "ember/core/ops/random_internal.h"
 
 namespace ember {
 namespace {
@@ -29,11 +30,20 @@ Tensor dropout_impl(Tensor& input, double p, bool train, bool feature, bool alph
     return inplace ? input.mul_(zero) : input * zero;
   }
   Tensor noise = feature ? feature_noise(input) : empty_like(input);
-  noise.bernoulli_(1 - p);
   if (!alpha) {
-    noise.div_(1 - p);
+    // noise = bernoulli(1 - p) / (1 - p), drawn and scaled in one pass where the sampler can
+    // (the same mask as bernoulli_, so CPU and CUDA agree for a seed); 1 / (1 - p) is
+    // computed by div_ in the noise's dtype, as dividing the mask would. CUDA keeps the
+    // two-op form (no host round trip for the scale).
+    if (noise.is_cuda()) {
+      noise.bernoulli_(1 - p).div_(1 - p);
+    } else {
+      double scale = ones({}, noise.options()).div_(1 - p).item<double>();
+      detail::bernoulli_scaled_(noise, 1 - p, scale);
+    }
     return inplace ? input.mul_(noise) : input * noise;
   }
+  noise.bernoulli_(1 - p);
   // SELU's negative saturation -alpha' = -scale * alpha; kept elements are scaled by a and
   // everything shifted by b so that mean 0 / variance 1 inputs stay so (PyTorch's constants).
   constexpr double kAlpha = 1.7580993408473766;

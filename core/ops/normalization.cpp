@@ -115,9 +115,15 @@ struct BatchNorm final : NormOp {
 struct RowNorm final : NormOp {
   cpu::RowGeom g;
   const char* op_name;
+  bool stats_in_forward = false;  // mean and rstd are filled by cpu() (one pass per row)
   explicit RowNorm(const char* n) : op_name(n) {}
   const char* name() const override { return op_name; }
   void cpu(const TensorList& in, TensorList& out) const override {
+    if (stats_in_forward) {
+      Tensor m = mean, r = rstd;  // handles to the op's statistics buffers
+      cpu::row_norm_forward(in[0], eps, weight_of(in), bias_of(in), g, m, r, out[0]);
+      return;
+    }
     cpu::row_norm_apply(in[0], mean, rstd, weight_of(in), bias_of(in), g, out[0]);
   }
   void fused_backward(const Tensor& go, const Tensor& x, const Tensor& w, Tensor& gi, Tensor& gw,
@@ -234,7 +240,9 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
   op.eps = eps;
   op.mean = empty({M}, kDouble);
   op.rstd = empty({M}, kDouble);
-  cpu::row_norm_stats(x, g, eps, op.mean, op.rstd);
+  // With elements to normalize, the forward kernel computes the statistics row by row.
+  if (x.numel() > 0) op.stats_in_forward = true;
+  else cpu::row_norm_stats(x, g, eps, op.mean, op.rstd);
   op.geom = NormGeom{{M, D}, {1}, {M, 1}, {1, D}, {0}, DimVector(normalized_shape)};
   return run_norm(std::move(op), x, param_like(weight, input), param_like(bias, input));
 }

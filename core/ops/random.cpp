@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/generator.h"
 #include "ember/core/op.h"
@@ -12,6 +16,7 @@
 #include "ember/core/shape.h"
 #include "ember/core/tensor_iter.h"
 #include "ember/core/type_promotion.h"
+#include "ember/core/ops/random_internal.h"
 #include "ember/cuda/random.h"
 
 namespace ember {
@@ -55,6 +60,109 @@ void fill_with(Tensor& t, const Gen& gen, const OnCuda& on_cuda) {
   else t.unsafeGetTensorImpl()->storage()->bump_version();
 }
 
+// ---- bernoulli with a scalar p, vectorized -------------------------------------------------
+//
+// Element k is 1 iff philox::uniform01(key, start + k) < p, exactly as the scalar sampler and
+// the CUDA kernel decide it: uniform01 is v / 2^53 with v = (w0 << 21) | (w1 >> 11) from the
+// block's first two words, so u < p iff v < T = ceil(p 2^53), i.e. iff (w0, w1 >> 11) is
+// below (T >> 21, T & (2^21 - 1)) in lexicographic order. Eight blocks at a time with AVX2.
+
+/// The 53-bit threshold of p in (0, 1) split into the part compared with w0 and with w1 >> 11.
+struct BernoulliThreshold {
+  uint32_t hi, lo;
+  explicit BernoulliThreshold(double p) {
+    uint64_t t = static_cast<uint64_t>(std::ceil(p * 9007199254740992.0));  // p 2^53, exact
+    hi = static_cast<uint32_t>(t >> 21);
+    lo = static_cast<uint32_t>(t & ((uint64_t{1} << 21) - 1));
+  }
+  bool keep(uint32_t w0, uint32_t w1) const { return w0 < hi || (w0 == hi && (w1 >> 11) < lo); }
+};
+
+/// bit i of the result: whether element k + i (i < 8) is 1; `n` <= 8 elements.
+uint32_t bernoulli_bits8(uint64_t key, uint64_t counter, const BernoulliThreshold& th, int n) {
+#if defined(__AVX2__)
+  if (n == 8 && static_cast<uint32_t>(counter) <= 0xFFFFFFFFu - 7) {
+    // The eight counters share their high word; round keys as in philox4x32_10.
+    const __m256i m0 = _mm256_set1_epi32(static_cast<int>(0xD2511F53u));
+    const __m256i m1 = _mm256_set1_epi32(static_cast<int>(0xCD9E8D57u));
+    __m256i c0 = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(counter))),
+                                  _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256i c1 = _mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(counter >> 32)));
+    __m256i c2 = _mm256_setzero_si256(), c3 = _mm256_setzero_si256();
+    uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
+    for (int r = 0; r < 10; ++r) {
+      // 32x32 -> 64-bit products: low words by mullo, high words from the even and odd lanes.
+      __m256i pe0 = _mm256_mul_epu32(c0, m0), po0 = _mm256_mul_epu32(_mm256_srli_epi64(c0, 32), m0);
+      __m256i pe1 = _mm256_mul_epu32(c2, m1), po1 = _mm256_mul_epu32(_mm256_srli_epi64(c2, 32), m1);
+      __m256i hi0 = _mm256_blend_epi32(_mm256_srli_epi64(pe0, 32), po0, 0xAA);
+      __m256i hi1 = _mm256_blend_epi32(_mm256_srli_epi64(pe1, 32), po1, 0xAA);
+      __m256i lo0 = _mm256_mullo_epi32(c0, m0), lo1 = _mm256_mullo_epi32(c2, m1);
+      __m256i n0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1), _mm256_set1_epi32(static_cast<int>(k0)));
+      __m256i n2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3), _mm256_set1_epi32(static_cast<int>(k1)));
+      c0 = n0;
+      c1 = lo1;
+      c2 = n2;
+      c3 = lo0;
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    // Unsigned w0 < hi by flipping the sign bits; w1 >> 11 fits a positive int32.
+    const __m256i sign = _mm256_set1_epi32(static_cast<int>(0x80000000u));
+    __m256i w0 = _mm256_xor_si256(c0, sign);
+    __m256i hi = _mm256_set1_epi32(static_cast<int>(th.hi ^ 0x80000000u));
+    __m256i lt = _mm256_cmpgt_epi32(hi, w0);
+    __m256i eq = _mm256_cmpeq_epi32(hi, w0);
+    __m256i lo_lt = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(th.lo)), _mm256_srli_epi32(c1, 11));
+    __m256i keep = _mm256_or_si256(lt, _mm256_and_si256(eq, lo_lt));
+    return static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(keep)));
+  }
+#endif
+  uint32_t bits = 0;
+  for (int i = 0; i < n; ++i) {
+    uint32_t w[4];
+    philox::block(key, counter + static_cast<uint64_t>(i), w);
+    bits |= static_cast<uint32_t>(th.keep(w[0], w[1])) << i;
+  }
+  return bits;
+}
+
+/// out[k] = (uniform01(key, start + k) < p) ? on : 0 for k < n, p in (0, 1).
+template <class T>
+void fill_bernoulli(T* out, int64_t n, uint64_t key, uint64_t start, double p, T on) {
+  const BernoulliThreshold th(p);
+  parallel_for(n, 8192, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; k += 8) {
+      int m = static_cast<int>(std::min<int64_t>(8, e - k));
+      uint32_t bits = bernoulli_bits8(key, start + static_cast<uint64_t>(k), th, m);
+      T* o = out + k;
+      if constexpr (std::is_same_v<T, float>) {
+#if defined(__AVX2__)
+        if (m == 8) {
+          __m256i lanes = _mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)),
+                                           _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128));
+          __m256i mask = _mm256_cmpeq_epi32(lanes, _mm256_setzero_si256());
+          _mm256_storeu_ps(o, _mm256_andnot_ps(_mm256_castsi256_ps(mask), _mm256_set1_ps(on)));
+          continue;
+        }
+#endif
+      }
+      for (int i = 0; i < m; ++i) o[i] = ((bits >> i) & 1u) ? on : T(0);
+    }
+  });
+}
+
+/// The fast form of bernoulli_(p) followed by mul_(on): a dense CPU float or double tensor
+/// with no autograd history to record and 0 < p < 1. Returns false (nothing done) otherwise.
+bool try_fill_bernoulli(Tensor& t, double p, double on) {
+  if (t.is_cuda() || !t.is_contiguous() || !(p > 0 && p < 1) || detail::should_record({t})) return false;
+  if (t.dtype() != kFloat && t.dtype() != kDouble) return false;
+  auto [key, start] = reserve(t.device(), static_cast<uint64_t>(t.numel()));
+  if (t.dtype() == kFloat) fill_bernoulli<float>(t.data_ptr<float>(), t.numel(), key, start, p, static_cast<float>(on));
+  else fill_bernoulli<double>(t.data_ptr<double>(), t.numel(), key, start, p, on);
+  t.unsafeGetTensorImpl()->storage()->bump_version();
+  return true;
+}
+
 void check_float(const Tensor& t, const char* op) {
   EMBER_CHECK(t.is_floating_point(), "\"", op, "\" not implemented for '", scalar_type_name(t.dtype()), "'");
 }
@@ -91,6 +199,7 @@ Tensor& Tensor::normal_(double mean, double std) {
 Tensor& Tensor::bernoulli_(double p) {
   EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
   detail::check_inplace(*this, "bernoulli_");
+  if (try_fill_bernoulli(*this, p, 1.0)) return *this;
   auto [key, start] = reserve(device(), static_cast<uint64_t>(numel()));
   fill_with(
       *this, [=](int64_t k) { return philox::uniform01(key, start + k) < p ? 1.0 : 0.0; },
@@ -183,6 +292,27 @@ Tensor bernoulli(const Tensor& self, double p) {
 }
 
 Tensor Tensor::bernoulli() const { return ember::bernoulli(*this); }
+
+namespace detail {
+
+Tensor& bernoulli_scaled_(Tensor& t, double p, double on) {
+  if (try_fill_bernoulli(t, p, on)) return t;
+  t.bernoulli_(p);
+  return t.mul_(on);
+}
+
+Tensor& bernoulli_scalar_reference_(Tensor& t, double p) {
+  EMBER_CHECK(!t.is_cuda() && t.is_contiguous(), "internal error: bernoulli_scalar_reference_ needs a dense CPU tensor");
+  auto [key, start] = reserve(t.device(), static_cast<uint64_t>(t.numel()));
+  visit_dtype(t.dtype(), [&]<typename T>() {
+    T* q = static_cast<T*>(t.data_ptr());
+    for (int64_t k = 0; k < t.numel(); ++k)
+      q[k] = static_cast<T>(philox::uniform01(key, start + static_cast<uint64_t>(k)) < p ? 1.0 : 0.0);
+  });
+  return t;
+}
+
+}  // namespace detail
 
 Tensor rand_like(const Tensor& t, TensorOptions options) {
   Tensor r = empty_like(t, options.requires_grad(false));

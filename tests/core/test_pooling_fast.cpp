@@ -90,6 +90,10 @@ TEST_CASE("max_pool2d 2x2 fast path equals the general loop on random input with
     compare_paths(tie_heavy(1, 5, 28, 15, dt));  // odd width only
     compare_paths(tie_heavy(3, 2, 7, 6, dt));    // odd height only
   }
+  // Rows of 8 windows and more (the float AVX2 kernel's full registers, then a masked tail).
+  for (int64_t w : {17, 29, 33, 35, 49})
+    for (ScalarType dt : {kFloat, kDouble}) compare_paths(tie_heavy(2, 3, 5, w, dt));
+  compare_paths(tie_heavy(2, 2, 29, 28, kFloat));  // the CNN's 28x28 plus an odd row
   // Unbatched, and a non-contiguous input (the op makes it contiguous first).
   compare_paths(tie_heavy(1, 4, 13, 13, kFloat).squeeze(0));
   compare_paths(tie_heavy(2, 9, 3, 5, kFloat).transpose(1, 3));
