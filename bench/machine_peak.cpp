@@ -107,13 +107,15 @@ Options parse(int argc, char** argv) {
       o.json = true;
     } else if (a == "--avx2") {
       o.force_avx2 = true;
-    } else if ((a == "--threads" || a == "--triad-mib") && i + 1 < argc) {
-      if (a == "--threads") o.threads = std::atoi(argv[++i]);
-      else o.triad_mib = std::atoll(argv[++i]);
+    } else if (a == "--threads" && i + 1 < argc) {
+      o.threads = std::atoi(argv[++i]);
+    } else if (a == "--triad-mib" && i + 1 < argc) {
+      o.triad_mib = std::atoll(argv[++i]);
     } else {
-      std::fprintf(stderr,
-                   "usage: machine_peak [--threads N] [--triad-mib MIB_PER_ARRAY] [--avx2] [--json]\n"
-                   "  N defaults to OMP_NUM_THREADS, else all cores; --avx2 skips AVX-512 even where present\n");
+      std::fprintf(
+          stderr,
+          "usage: machine_peak [--threads N] [--triad-mib MIB_PER_ARRAY] [--avx2] [--json]\n"
+          "  N defaults to OMP_NUM_THREADS, else all cores; --avx2 skips AVX-512 even where present\n");
       std::exit(a == "-h" || a == "--help" ? 0 : 2);
     }
   }
@@ -135,7 +137,8 @@ int main(int argc, char** argv) {
         "\"triad_gbs_1\": %.2f, \"triad_gbs_n\": %.2f, \"triad_mib_per_array\": %lld}\n",
         k.isa, o.threads, fma1, fman, triad1, triadn, static_cast<long long>(o.triad_mib));
   } else {
-    std::printf("fp32 FMA peak (%s): %.1f GFLOP/s with 1 thread, %.1f with %d\n", k.isa, fma1, fman, o.threads);
+    std::printf("fp32 FMA peak (%s): %.1f GFLOP/s with 1 thread, %.1f with %d\n", k.isa, fma1, fman,
+                o.threads);
     std::printf("STREAM triad (fp32, 3 x %lld MiB): %.2f GB/s with 1 thread, %.2f with %d\n",
                 static_cast<long long>(o.triad_mib), triad1, triadn, o.threads);
   }
