@@ -15,6 +15,7 @@ epoch of the Fashion-MNIST trainer in both, and the size of the stripped CPU-onl
 Standard library only; the PyTorch side runs in the PyTorch interpreter it found.
 """
 import argparse
+import ctypes
 import datetime
 import json
 import os
@@ -75,6 +76,11 @@ def run_measured(cmd, env, cwd=None):
                 usage.ru_maxrss, time.perf_counter() - start)
 
 
+def last_line(text):
+    lines = text.strip().splitlines()
+    return lines[-1] if lines else ""
+
+
 def clean_env(threads, malloc=None):
     """The environment every measured process gets: N threads for OpenMP and the BLASes, and
     glibc's malloc as shipped (MALLOC_* removed) unless `malloc` tunes it."""
@@ -99,7 +105,7 @@ def run_gbench(exe, name, threads, args, env_extra=None):
            f"--benchmark_repetitions={args.repetitions}", f"--benchmark_min_time={args.min_time}"]
     out, err, code, rss, _ = run_measured(cmd, clean_env(threads, env_extra))
     if code != 0:
-        return Result(f"failed (exit {code}: {err.strip().splitlines()[-1:] or ''})")
+        return Result(f"failed (exit {code}): {last_line(err)}")
     report = json.loads(out) if out.strip() else {}  # nothing matched: no output at all
     runs = [b for b in report.get("benchmarks", []) if b.get("run_type", "iteration") == "iteration"
             and re.fullmatch(re.escape(name) + GB_SUFFIX, b["name"])]
@@ -161,6 +167,7 @@ def fashion_mnist_epoch(ctx):
     if not any((data / f).exists() for f in ("train-images-idx3-ubyte", "train-images-idx3-ubyte.gz")):
         return {"error": f"missing dataset in {data} (scripts/setup.sh installs dataset-fashion-mnist)"}
     common = ["--epochs", "1", "--threads", str(ctx.threads), "--data-dir", str(data)]
+    torch_env = safetensors_path(ctx)
     runs = {}
     with tempfile.TemporaryDirectory() as tmp:
         commands = {
@@ -170,16 +177,31 @@ def fashion_mnist_epoch(ctx):
         commands["tuned"] = commands["shipped"]
         for side, cmd in commands.items():
             log(f"  epoch: {side} ...")
-            out, err, code, rss, wall = run_measured(cmd, clean_env(ctx.threads, TUNED_MALLOC if side == "tuned" else None))
+            env = clean_env(ctx.threads, TUNED_MALLOC if side == "tuned" else None) | (torch_env if side != "ember" else {})
+            out, err, code, rss, wall = run_measured(cmd, env)
             runs[side] = parse_epoch(out, err, code) | {"maxrss_kb": rss, "wall": wall}
     return runs
+
+
+def safetensors_path(ctx):
+    """examples/fashion_mnist.py needs safetensors: when the PyTorch Python lacks it, pip installs
+    it once into <build-dir>/torch-extra (that Python's own packages stay as they are), and the
+    PYTHONPATH that finds it is returned."""
+    if python_has(ctx.python, ["safetensors"]):
+        return {}
+    extra = ctx.build_dir / "torch-extra"
+    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(extra), os.environ.get("PYTHONPATH")]))}
+    if not (extra / "safetensors").exists():
+        log(f"compare: {ctx.python} lacks safetensors; pip install --target {extra} safetensors")
+        subprocess.run([ctx.python, "-m", "pip", "install", "-q", "--target", extra, "safetensors"], stdout=sys.stderr)
+    return env
 
 
 def parse_epoch(out, err, code):
     seconds = re.search(r"^epoch 1\b.*?([0-9.]+) s\b", out, re.M)
     accuracy = re.search(r"^test accuracy ([0-9.]+)%", out, re.M)
     if code != 0 or not seconds or not accuracy:
-        return {"error": f"failed (exit {code}): {(err.strip() or out.strip()).splitlines()[-1:]}"}
+        return {"error": f"failed (exit {code}): {last_line(err) or last_line(out)}"}
     return {"seconds": float(seconds.group(1)), "accuracy": float(accuracy.group(1))}
 
 
@@ -275,7 +297,25 @@ def binary_report(build_dir):
         size = stripped.stat().st_size
     dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", libs[0]], capture_output=True, text=True).stdout
     return {"file": libs[0].name, "stripped_bytes": size, "zmm_instructions": dis.count("%zmm"),
-            "cpu_avx512f": "avx512f" in cpu_flags()}
+            "cpu_avx512f": "avx512f" in cpu_flags(), "gemm_isa": gemm_isa(libs[0])}
+
+
+def gemm_isa(lib):
+    """The GEMM kernel ember picks on this CPU (core/cpu/gemm_isa.h: gemm_isa_name(gemm_isa())),
+    asked of the library through ctypes; "unknown" if the library has no such functions."""
+    try:
+        so = ctypes.CDLL(str(lib))
+        isa, name = so._ZN5ember3cpu8gemm_isaEv, so._ZN5ember3cpu13gemm_isa_nameENS0_7GemmIsaE
+    except (OSError, AttributeError):
+        return "unknown"
+    isa.restype, name.restype, name.argtypes = ctypes.c_int, ctypes.c_char_p, [ctypes.c_int]
+    return name(isa()).decode()
+
+
+def ember_baseline_rss_kb(build_dir):
+    """Max RSS of a benchmark program that loads libember and runs nothing."""
+    exe = next((p for p in sorted((build_dir / "bench").glob("bench_*")) if p.is_file()), None)
+    return run_measured([exe, "--benchmark_list_tests=true"], clean_env(1))[3] if exe else 0
 
 
 def cpu_flags():
@@ -317,7 +357,7 @@ def fmt_time(s):
 
 
 def cell(r):
-    return fmt_time(r.seconds) if r.error is None else r.error.split(" (")[0]
+    return fmt_time(r.seconds) if r.error is None else r.error.split()[0].rstrip(":")  # details: notes()
 
 
 def best_torch(results):
@@ -354,7 +394,7 @@ def table_rows(measured, epoch, machine):
         e, s, t = (epoch[k] for k in ("ember", "shipped", "tuned"))
         secs = [x.get("seconds") for x in (s, t) if x.get("seconds")]
         ratio = f"{e['seconds'] / min(secs):.2f}" if e.get("seconds") and secs else "-"
-        show = lambda x: fmt_time(x["seconds"]) + f" ({x['accuracy']:.2f}%)" if "seconds" in x else x["error"]
+        show = lambda x: fmt_time(x["seconds"]) + f" ({x['accuracy']:.2f}%)" if "seconds" in x else "failed"
         rows.append([EPOCH + " (test acc.)", show(e), show(s), show(t), "", ratio, "",
                      " / ".join(mib(x["maxrss_kb"]) for x in (e, s, t))])
     elif epoch:
@@ -397,11 +437,15 @@ def summary_lines(ctx, machine, info, binary, load):
         f"statistic: median of {ctx.args.rounds} rounds x {ctx.args.repetitions} repetitions, each a timed loop of "
         f">= {ctx.args.min_time} s, wall time; ember and PyTorch interleaved per workload",
         f"date {m['date']}; load average before {load[0]}, after {load[1]}",
+        f"max RSS is the whole process's: {mib(ctx.ember_rss_kb)} MiB for an ember benchmark program that runs "
+        f"nothing, {mib(info['baseline_rss_kb'])} MiB for Python after `import torch`; overhead rows compare "
+        "with libtorch in C++ (bench_overhead.cpp built against the same PyTorch)",
     ]
     if binary and "error" not in binary:
         lines.append(f"binary: {binary['file']} stripped {binary['stripped_bytes'] / 2 ** 20:.2f} MiB; "
                      f"{binary['zmm_instructions']} instructions on zmm registers (AVX-512 code, picked at run time); "
-                     f"this CPU {'has' if binary['cpu_avx512f'] else 'lacks'} avx512f")
+                     f"this CPU {'has' if binary['cpu_avx512f'] else 'lacks'} avx512f; GEMM kernel in use: "
+                     f"{binary['gemm_isa']}")
     return lines
 
 
@@ -409,13 +453,18 @@ def write_markdown(path, ctx, rows, lines, measured, epoch):
     text = ["# ember vs PyTorch, side by side", "", f"`bench/compare.py {' '.join(sys.argv[1:])}`", ""]
     text += [f"- {l}" for l in lines] + ["", render_markdown(rows), ""]
     text += [f"- {n}" for n in notes(measured, epoch)] + [""]
-    if epoch and "error" not in epoch:
+    if epoch_lines(epoch):
         text += ["Fashion-MNIST, one epoch of the CNN (`--epochs 1 --threads N`, batch 128, AdamW, one-cycle):", ""]
-        for side, e in epoch.items():
-            text.append(f"- {side}: " + (e.get("error") or f"epoch {e['seconds']:.1f} s (process {e['wall']:.1f} s), "
-                                         f"test accuracy {e['accuracy']:.2f}%, max RSS {mib(e['maxrss_kb'])} MiB"))
-        text.append("")
+        text += [f"- {l}" for l in epoch_lines(epoch)] + [""]
     Path(path).write_text("\n".join(text))
+
+
+def epoch_lines(epoch):
+    if not epoch or "error" in epoch:
+        return []
+    return [f"{side}: " + (e.get("error") or f"epoch {e['seconds']:.1f} s (whole process {e['wall']:.1f} s), "
+                           f"test accuracy {e['accuracy']:.2f}%, max RSS {mib(e['maxrss_kb'])} MiB")
+            for side, e in epoch.items()]
 
 
 # ---- main ---------------------------------------------------------------------------------------
@@ -488,10 +537,11 @@ def main():
     binary = binary_report(ctx.build_dir)
     load_after = " ".join(f"{x:.2f}" for x in os.getloadavg())
     ctx.machine_desc = machine_description(ctx.build_dir)
+    ctx.ember_rss_kb = ember_baseline_rss_kb(ctx.build_dir)
     rows = table_rows(measured, epoch, machine)
     lines = summary_lines(ctx, machine, info, binary, (load_before, load_after))
     why = notes(measured, epoch)
-    print("\n".join(lines) + "\n\n" + render_text(rows) + "".join("\n  " + n for n in why))
+    print("\n".join(lines) + "\n\n" + render_text(rows) + "".join("\n  " + n for n in why + epoch_lines(epoch)))
     if args.markdown:
         write_markdown(args.markdown, ctx, rows, lines, measured, epoch)
         log(f"compare: wrote {args.markdown}")

@@ -10,6 +10,7 @@ every measurement gets its own max RSS and starts from the same state.
 import json
 import os
 import re
+import resource
 import sys
 import time
 from typing import Callable, NamedTuple, Optional
@@ -38,10 +39,10 @@ def _torch():
 
 
 def binary(op, n):
-    """op(a, b) on two float32 vectors of n uniform [0, 1) values, allocating its output."""
+    """op(a, b) on two float32 vectors of n standard-normal values, allocating its output."""
     def make():
         torch = _torch()
-        a, b = torch.rand(n), torch.rand(n)
+        a, b = torch.randn(n), torch.randn(n)
         f = {"add": torch.add, "mul": torch.mul}[op]
         return lambda: f(a, b)
     return make
@@ -152,18 +153,18 @@ def make_cnn(nn):
 def train_step(model, batch):
     """One training step in training mode: forward, cross_entropy, zero_grad, backward, AdamW
     step (lr 2e-3, weight decay 1e-4, the trainer's), on a fixed random batch (seed 0).
-    mlp: 784-512-256-10 with ReLU on (batch, 784) inputs; cnn: make_cnn on (batch, 1, 28, 28)."""
+    mlp: Flatten, 784-512-256-10 with ReLU; cnn: make_cnn; both on x = randn(batch, 1, 28, 28),
+    y = randint(0, 10, (batch,))."""
     def make():
         torch = _torch()
         nn, F = torch.nn, torch.nn.functional
         torch.manual_seed(0)
         if model == "mlp":
-            net = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, 10))
-            x = torch.randn(batch, 784)
+            net = nn.Sequential(nn.Flatten(), nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 256), nn.ReLU(),
+                                nn.Linear(256, 10))
         else:
             net = make_cnn(nn)
-            x = torch.randn(batch, 1, 28, 28)
-        y = torch.randint(0, 10, (batch,))
+        x, y = torch.randn(batch, 1, 28, 28), torch.randint(0, 10, (batch,))
         net.train()
         opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
 
@@ -276,6 +277,7 @@ def describe():
         "torch_dir": os.path.dirname(torch.__file__),
         "numpy": np.__version__, "numpy_blas": blas.get("name", "?"), "numpy_blas_version": blas.get("version", "?"),
         "numpy_blas_config": blas.get("openblas configuration", ""),
+        "baseline_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,  # torch imported, nothing run
         "env": {k: os.environ[k] for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                                             "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_") if k in os.environ},
     }
