@@ -176,6 +176,9 @@ def fashion_mnist_epoch(ctx):
         }
         commands["tuned"] = commands["shipped"]
         for side, cmd in commands.items():
+            if not Path(cmd[0]).exists():
+                runs[side] = {"error": f"missing ({cmd[0]} not built)", "maxrss_kb": 0}
+                continue
             log(f"  epoch: {side} ...")
             env = clean_env(ctx.threads, TUNED_MALLOC if side == "tuned" else None) | (torch_env if side != "ember" else {})
             out, err, code, rss, wall = run_measured(cmd, env)
@@ -249,7 +252,9 @@ def find_torch_python(args):
     except subprocess.CalledProcessError as e:
         log(f"compare: pip failed ({e}); falling back to Debian's python3-torch (apt-get), an older PyTorch")
     sudo = [] if os.geteuid() == 0 else ["sudo"]
-    subprocess.run([*sudo, "apt-get", "install", "-y", "python3-torch", "python3-numpy"], check=True, stdout=sys.stderr)
+    subprocess.run([*sudo, "apt-get", "install", "-y", "python3-torch", "python3-numpy"], stdout=sys.stderr)
+    if not python_has("/usr/bin/python3", ["torch", "numpy"]):
+        sys.exit("compare: no PyTorch (pip and apt-get both failed); give one with --python")
     return "/usr/bin/python3"
 
 
@@ -295,8 +300,11 @@ def binary_report(build_dir):
         stripped = Path(tmp) / "libember.so"
         subprocess.run(["strip", "-o", stripped, libs[0]], check=True)
         size = stripped.stat().st_size
-    dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", libs[0]], capture_output=True, text=True).stdout
-    return {"file": libs[0].name, "stripped_bytes": size, "zmm_instructions": dis.count("%zmm"),
+    # Streamed: the listing is hundreds of MB, and this process's RSS is every child's floor
+    # (a child's max RSS counts what it had between fork and exec).
+    with subprocess.Popen(["objdump", "-d", "--no-show-raw-insn", libs[0]], stdout=subprocess.PIPE, text=True) as dis:
+        zmm = sum("%zmm" in line for line in dis.stdout)
+    return {"file": libs[0].name, "stripped_bytes": size, "zmm_instructions": zmm,
             "cpu_avx512f": "avx512f" in cpu_flags(), "gemm_isa": gemm_isa(libs[0])}
 
 
@@ -437,9 +445,9 @@ def summary_lines(ctx, machine, info, binary, load):
         f"statistic: median of {ctx.args.rounds} rounds x {ctx.args.repetitions} repetitions, each a timed loop of "
         f">= {ctx.args.min_time} s, wall time; ember and PyTorch interleaved per workload",
         f"date {m['date']}; load average before {load[0]}, after {load[1]}",
-        f"max RSS is the whole process's: {mib(ctx.ember_rss_kb)} MiB for an ember benchmark program that runs "
-        f"nothing, {mib(info['baseline_rss_kb'])} MiB for Python after `import torch`; overhead rows compare "
-        "with libtorch in C++ (bench_overhead.cpp built against the same PyTorch)",
+        f"max RSS is the whole process's, measured alike on both sides: {mib(ctx.ember_rss_kb)} MiB for an ember "
+        f"benchmark program that runs nothing, {mib(info['baseline_rss_kb'])} MiB for Python after `import torch`",
+        "overhead rows compare with libtorch in C++ (bench_overhead.cpp built against the same PyTorch)",
     ]
     if binary and "error" not in binary:
         lines.append(f"binary: {binary['file']} stripped {binary['stripped_bytes'] / 2 ** 20:.2f} MiB; "
@@ -523,6 +531,7 @@ def main():
     ctx.libtorch, ctx.libtorch_error = (build_libtorch_overhead(ctx.build_dir, ctx.python, info)
                                         if any(w.torch is None for w in workloads) else (None, None))
     machine = measure_machine(ctx.build_dir, args.threads)
+    ctx.ember_rss_kb = ember_baseline_rss_kb(ctx.build_dir)  # before anything grows this process
     log(f"machine peak ({args.threads} threads): FMA {machine['fma_gflops_n']:.0f} GFLOP/s ({machine['isa']}), "
         f"triad {machine['triad_gbs_n']:.1f} GB/s")
     measured = []
@@ -537,7 +546,6 @@ def main():
     binary = binary_report(ctx.build_dir)
     load_after = " ".join(f"{x:.2f}" for x in os.getloadavg())
     ctx.machine_desc = machine_description(ctx.build_dir)
-    ctx.ember_rss_kb = ember_baseline_rss_kb(ctx.build_dir)
     rows = table_rows(measured, epoch, machine)
     lines = summary_lines(ctx, machine, info, binary, (load_before, load_after))
     why = notes(measured, epoch)
