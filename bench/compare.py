@@ -21,7 +21,6 @@ import json
 import os
 import platform
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -57,16 +56,19 @@ class Result:
         self.error = self.error or error
         return self
 
+    def merge(self, other):
+        return self.add(other.samples, other.maxrss_kb, other.error)
+
     @property
     def seconds(self):
         return statistics.median(self.samples) if self.samples and not self.error else None
 
 
-def run_measured(cmd, env, cwd=None):
+def run_measured(cmd, env):
     """Runs cmd to completion; returns (stdout, stderr, exit code, max RSS in KiB, wall seconds)."""
     start = time.perf_counter()
     with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([str(c) for c in cmd], env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=err)
+        proc = subprocess.Popen([str(c) for c in cmd], env=env, stdout=subprocess.PIPE, stderr=err)
         out = proc.stdout.read()
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -143,21 +145,17 @@ def measure_workload(w, ctx):
     results = {side: Result() for side in SIDES}
     ember_exe = ctx.build_dir / "bench" / w.program
     for _ in range(ctx.args.rounds):
-        results["ember"].add(*_parts(run_gbench(ember_exe, w.name, ctx.threads, ctx.args)))
+        results["ember"].merge(run_gbench(ember_exe, w.name, ctx.threads, ctx.args))
         for side, malloc in (("shipped", None), ("tuned", TUNED_MALLOC)):
             if w.torch is None:  # per-op overhead: libtorch in C++
                 r = (run_gbench(ctx.libtorch, w.name, ctx.threads, ctx.args, malloc) if ctx.libtorch
                      else Result(ctx.libtorch_error))
             else:
                 r = ctx.workers[side].measure("torch", w.name, ctx.threads, ctx.args)
-            results[side].add(*_parts(r))
+            results[side].merge(r)
         if w.blas:
-            results["openblas"].add(*_parts(ctx.workers["tuned"].measure("numpy", w.name, ctx.threads, ctx.args)))
+            results["openblas"].merge(ctx.workers["tuned"].measure("numpy", w.name, ctx.threads, ctx.args))
     return results
-
-
-def _parts(r):
-    return r.samples, r.maxrss_kb, r.error
 
 
 def fashion_mnist_epoch(ctx):
