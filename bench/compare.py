@@ -400,7 +400,7 @@ def table_rows(measured, epoch, machine):
         e, s, t = (epoch[k] for k in ("ember", "shipped", "tuned"))
         secs = [x.get("seconds") for x in (s, t) if x.get("seconds")]
         ratio = f"{e['seconds'] / min(secs):.2f}" if e.get("seconds") and secs else "-"
-        show = lambda x: fmt_time(x["seconds"]) + f" ({x['accuracy']:.2f}%)" if "seconds" in x else "failed"
+        show = lambda x: fmt_time(x["seconds"]) + f" ({x['accuracy']:.2f}%)" if "seconds" in x else x["error"].split()[0]
         rows.append([EPOCH + " (test acc.)", show(e), show(s), show(t), "", ratio, "",
                      " / ".join(mib(x["maxrss_kb"]) for x in (e, s, t))])
     elif epoch:
@@ -408,11 +408,9 @@ def table_rows(measured, epoch, machine):
     return rows
 
 
-def notes(measured, epoch):
-    """Why a cell says missing or failed, one line each."""
-    out = [f"{w.name}, {side}: {r[side].error}" for w, r in measured for side in SIDES if r[side].error]
-    out += [f"{EPOCH}, {side}: {e['error']}" for side, e in (epoch or {}).items() if isinstance(e, dict) and "error" in e]
-    return out
+def notes(measured):
+    """Why a cell says missing or failed, one line each (the epoch's: epoch_lines)."""
+    return [f"{w.name}, {side}: {r[side].error}" for w, r in measured for side in SIDES if r[side].error]
 
 
 def render_text(rows):
@@ -458,7 +456,7 @@ def summary_lines(ctx, machine, info, binary, load):
 def write_markdown(path, ctx, rows, lines, measured, epoch):
     text = ["# ember vs PyTorch, side by side", "", f"`bench/compare.py {' '.join(sys.argv[1:])}`", ""]
     text += [f"- {l}" for l in lines] + ["", render_markdown(rows), ""]
-    text += [f"- {n}" for n in notes(measured, epoch)] + [""]
+    text += [f"- {n}" for n in notes(measured)] + [""]
     if epoch_lines(epoch):
         text += ["Fashion-MNIST, one epoch of the CNN (`--epochs 1 --threads N`, batch 128, AdamW, one-cycle):", ""]
         text += [f"- {l}" for l in epoch_lines(epoch)] + [""]
@@ -546,7 +544,7 @@ def main():
     ctx.machine_desc = machine_description(ctx.build_dir)
     rows = table_rows(measured, epoch, machine)
     lines = summary_lines(ctx, machine, info, binary, (load_before, load_after))
-    why = notes(measured, epoch)
+    why = notes(measured)
     print("\n".join(lines) + "\n\n" + render_text(rows) + "".join("\n  " + n for n in why + epoch_lines(epoch)))
     if args.markdown:
         write_markdown(args.markdown, ctx, rows, lines, measured, epoch)
