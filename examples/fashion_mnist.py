@@ -131,8 +131,8 @@ def main():
             total += loss.item() * len(idx)
             correct += (out.argmax(1) == y_tr[idx]).sum().item()
             seen += len(idx)
+        secs = time.time() - t0  # the training pass alone, as the C++ trainer reports it
         val = accuracy(model, x_val, y_val)
-        secs = time.time() - t0
         print(f"epoch {epoch}: train loss {total / seen:.4f} acc {correct / seen * 100:.2f}% | "
               f"val acc {val * 100:.2f}% | {secs:.1f} s ({seen / secs:.0f} samples/s)")
         if val > best:
