@@ -39,16 +39,11 @@ inline f8 select(i8 m, f8 a, f8 b) { return m ? a : b; }
 inline f8 clamp_lo(f8 x, float lo) { return x < lo ? splat(lo) : x; }
 inline f8 clamp_hi(f8 x, float hi) { return x > hi ? splat(hi) : x; }
 
-/// e^x. Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2, a degree-6 polynomial for e^r
-/// (Cephes' expf coefficients, max error about 1 ulp), then 2^n applied as two factors
-/// 2^(n/2) 2^(n-n/2) so that results near the overflow and denormal ends are formed with a
-/// single rounding. x is clamped to [-104, 89] first: exp(89) overflows to inf and exp(-104)
-/// rounds to 0, as do all values beyond.
-inline f8 exp(f8 x) {
-  f8 xc = clamp_hi(clamp_lo(x, -104.0f), 89.0f);
-  const f8 shifter = splat(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
-  f8 n = (xc * 1.44269504088896341f + shifter) - shifter;
-  f8 r = xc - n * 0.693359375f;
+/// e^(x - n ln2) for x - n ln2 within ln2/2 of 0: the shared core of exp and exp_finite.
+/// Cody-Waite reduction r = x - n ln2 in two steps (ln2's high part is exact in float), then a
+/// degree-6 polynomial for e^r (Cephes' expf coefficients, max error about 1 ulp).
+inline f8 exp_reduced(f8 x, f8 n) {
+  f8 r = x - n * 0.693359375f;
   r = r - n * -2.12194440e-4f;
   f8 p = splat(1.9875691500e-4f);
   p = p * r + 1.3981999507e-3f;
@@ -56,7 +51,18 @@ inline f8 exp(f8 x) {
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  f8 y = (r * r) * p + r + 1.0f;
+  return (r * r) * p + r + 1.0f;
+}
+
+/// e^x: n = round(x / ln2), e^(x - n ln2) by exp_reduced, then 2^n applied as two factors
+/// 2^(n/2) 2^(n-n/2) so that results near the overflow and denormal ends are formed with a
+/// single rounding. x is clamped to [-104, 89] first: exp(89) overflows to inf and exp(-104)
+/// rounds to 0, as do all values beyond.
+inline f8 exp(f8 x) {
+  f8 xc = clamp_hi(clamp_lo(x, -104.0f), 89.0f);
+  const f8 shifter = splat(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
+  f8 n = (xc * 1.44269504088896341f + shifter) - shifter;
+  f8 y = exp_reduced(xc, n);
   i8 ni = __builtin_convertvector(n, i8);
   i8 n1 = ni >> 1, n2 = ni - n1;
   y = y * as_float((n1 + 127) << 23);
@@ -70,15 +76,7 @@ inline f8 exp_finite(f8 x) {
   const f8 shifter = splat(12582912.0f);
   f8 t = x * 1.44269504088896341f + shifter;
   f8 n = t - shifter;
-  f8 r = x - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  f8 p = splat(1.9875691500e-4f);
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  f8 y = (r * r) * p + r + 1.0f;
+  f8 y = exp_reduced(x, n);
   // t's bits are 0x4b400000 + n (1.5 * 2^23 + n): 2^n is (n + 127) << 23.
   return y * as_float((as_int(t) + (127 - 0x4b400000)) << 23);
 }
