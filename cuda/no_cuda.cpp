@@ -120,3 +120,13 @@ void scan(ScanFn, const Tensor&, const Tensor&, int64_t, bool) { no_cuda(); }
 void sort(const Tensor&, const Tensor&, const Tensor&, int64_t, bool) { no_cuda(); }
 
 }  // namespace ember::cuda
+
+// ---- conv.h (conv.cpp: cuDNN) ----
+// Self-contained section (its own include) so it merges without touching the list above.
+#include "ember/cuda/conv.h"
+
+namespace ember::cuda {
+void conv_forward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const ConvArgs2d&) { no_cuda(); }
+void conv_transpose(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const ConvArgs2d&) { no_cuda(); }
+void conv_backward_weight(const Tensor&, const Tensor&, const Tensor&, const ConvArgs2d&) { no_cuda(); }
+}  // namespace ember::cuda

@@ -2,7 +2,8 @@
 // and lands in one op, Convolution (node ConvolutionBackward0): a convolution C(x; w) or,
 // transposed, its adjoint C^T(x; w) (the input-gradient of C), plus a bias. Its backward is
 // built from the same op and from ConvolutionBackwardWeight, whose own backward is built
-// from Convolution again, so gradients of any order come from three kernels (core/cpu/conv.h).
+// from Convolution again, so gradients of any order come from three kernels (core/cpu/conv.h on
+// the CPU, cuDNN's forward, backward-data and backward-filter on CUDA: cuda/conv.h).
 // 1-d convolutions run as 2-d ones of height 1 inside the kernels; tensors stay 1-d.
 #include "ember/core/ops/conv.h"
 
@@ -13,6 +14,7 @@
 #include "ember/core/op.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/shape.h"
+#include "ember/cuda/conv.h"
 
 namespace ember {
 namespace {
@@ -66,6 +68,11 @@ ConvParams adjoint_params(const ConvParams& p, IntArrayRef in, IntArrayRef w, In
   return q;
 }
 
+/// p in the 2-d form cuda/conv.h takes (the geometry itself comes from the tensors' sizes).
+cuda::ConvArgs2d cuda_args(const ConvParams& p) {
+  return cuda::conv_args_2d(p.stride, p.padding, p.dilation, p.groups);
+}
+
 ConvParams plain(ConvParams p) {
   p.transposed = false;
   p.output_padding = DimVector(p.dims(), 0);
@@ -109,6 +116,15 @@ struct Convolution final : Op {
     else
       cpu::conv2d_forward(x, w, b, out[0], make_shape(x.sizes(), w.sizes(), out[0].sizes(), p));
   }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    NoGradGuard no_grad;
+    Tensor x = in[0].contiguous(), w = in[1].contiguous();
+    Tensor b = in[2].defined() ? in[2].contiguous() : Tensor();
+    if (p.transposed)
+      cuda::conv_transpose(out[0], x, w, b, cuda_args(p));
+    else
+      cuda::conv_forward(out[0], x, w, b, cuda_args(p));
+  }
   TensorList backward(const SavedTensors& s, const TensorList& grads) const override {
     // One contiguous copy of g (often an expanded one, e.g. from sum()) serves both kernels.
     const Tensor g = grads[0].contiguous();
@@ -135,6 +151,10 @@ struct ConvolutionBackwardWeight final : Op {
     NoGradGuard no_grad;
     Tensor z = in[0].contiguous(), o = in[1].contiguous();
     cpu::conv2d_backward_weight(z, o, out[0], make_shape(z.sizes(), out[0].sizes(), o.sizes(), p));
+  }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    NoGradGuard no_grad;
+    cuda::conv_backward_weight(out[0], in[0].contiguous(), in[1].contiguous(), cuda_args(p));
   }
   TensorList backward(const SavedTensors& s, const TensorList& grads) const override {
     const Tensor& gg = grads[0];
@@ -210,7 +230,8 @@ void check_shape_forward(const Tensor& input, const Tensor& weight, const Tensor
 }
 
 /// The checks PyTorch's CPU kernels (slow_conv2d, slow_conv_transpose2d) make, which see
-/// 1-d convolutions as 2-d ones of height 1 and word their messages that way.
+/// 1-d convolutions as 2-d ones of height 1 and word their messages that way. On CUDA the
+/// dtype check is cuDNN's instead (floating dtypes only; float16 included).
 void check_kernel_args(const Tensor& input, const Tensor& weight, const ConvParams& p) {
   const bool one = p.dims() == 1;
   auto two_d = [&](const DimVector& v, int64_t h) { return one ? DimVector{h, v[0]} : v; };
@@ -227,7 +248,10 @@ void check_kernel_args(const Tensor& input, const Tensor& weight, const ConvPara
                 " dilation_height: ", dil[0], " dilation_width: ", dil[1]);
   }
   const ScalarType t = input.dtype();
-  EMBER_CHECK(t != kHalf && t != kBool, "\"", kernel, "\" not implemented for '", scalar_type_name(t), "'");
+  if (input.is_cuda())
+    EMBER_CHECK(is_floating_point(t), "getCudnnDataTypeFromScalarType() not supported for ", scalar_type_name(t));
+  else
+    EMBER_CHECK(t != kHalf && t != kBool, "\"", kernel, "\" not implemented for '", scalar_type_name(t), "'");
   EMBER_CHECK(weight.dtype() == t, "expected scalar type ", scalar_type_name(t), " but found ",
               scalar_type_name(weight.dtype()));
   if (!p.transposed) return;

@@ -1,0 +1,66 @@
+// cuDNN handles: one per device and thread, created lazily, bound to the current stream at each
+// use. A thread that ends gives its handles back to a pool that later threads (DataLoader
+// workers, say) take them from, so handles are never created per thread without bound. The
+// same scheme as cuBLAS's (cuda/blas_handle.cpp), without the per-stream workspaces: cuDNN's
+// convolutions take their workspace as an argument.
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "ember/cuda/cuda.h"
+#include "ember/cuda/cuda_check.h"
+#include "ember/cuda/cudnn_handle.cuh"
+
+namespace ember::cuda {
+namespace {
+
+/// Handles no live thread holds, per device. Never destroyed: at exit, destroying a handle can
+/// race the CUDA runtime's own teardown (PyTorch leaks them for the same reason).
+struct HandlePool {
+  std::mutex mutex;
+  std::unordered_map<int, std::vector<cudnnHandle_t>> free;
+};
+
+HandlePool& pool() {
+  static HandlePool* p = new HandlePool;
+  return *p;
+}
+
+/// The handles this thread holds, per device; back to the pool when the thread ends.
+struct ThreadHandles {
+  std::unordered_map<int, cudnnHandle_t> by_device;
+  ~ThreadHandles() {
+    std::lock_guard<std::mutex> lock(pool().mutex);
+    for (auto& [device, h] : by_device) pool().free[device].push_back(h);
+  }
+};
+
+thread_local ThreadHandles thread_handles;
+
+/// A handle for `device`, the current device: a pooled one, or a new one.
+cudnnHandle_t acquire(int device) {
+  {
+    std::lock_guard<std::mutex> lock(pool().mutex);
+    std::vector<cudnnHandle_t>& free = pool().free[device];
+    if (!free.empty()) {
+      cudnnHandle_t h = free.back();
+      free.pop_back();
+      return h;
+    }
+  }
+  cudnnHandle_t h = nullptr;
+  EMBER_CUDNN_CHECK(cudnnCreate(&h));  // on the current device, which is `device`
+  return h;
+}
+
+}  // namespace
+
+cudnnHandle_t cudnn_handle() {
+  const int device = current_device();
+  cudnnHandle_t& h = thread_handles.by_device[device];
+  if (h == nullptr) h = acquire(device);
+  EMBER_CUDNN_CHECK(cudnnSetStream(h, current_raw_stream()));
+  return h;
+}
+
+}  // namespace ember::cuda
