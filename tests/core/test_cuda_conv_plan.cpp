@@ -142,6 +142,8 @@ TEST_CASE("cuda conv plan: batches too large for 32-bit tensors are cut into cal
   CHECK((n + 1) * per_image > kMaxCudnnElements);
   // The larger of x and y decides (a transposed convolution's output is the larger).
   CHECK(images_per_call({1000, 1, 256, 256}, {1000, 64, 256, 256}, w) == 511);
+  // tests/cuda/test_conv.cpp's large batch: 65536 elements per image.
+  CHECK(images_per_call({33000, 1, 256, 256}, {33000, 1, 254, 254}, {1, 1, 3, 3}) == 32767);
   // One image beyond the limit cannot be convolved by cuDNN.
   test::check_error([] { images_per_call({1, 1, 65536, 65536}, {1, 1, 65534, 65534}, {1, 1, 3, 3}); },
                     "convolution too large for cuDNN");

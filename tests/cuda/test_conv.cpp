@@ -13,7 +13,6 @@
 
 #include "cuda/parity.h"
 #include "ember/core/backends.h"
-#include "ember/cuda/caching_allocator.h"
 
 using namespace ember;
 using namespace ember::test;
@@ -257,7 +256,8 @@ TEST_CASE("cuda conv: a batch past cuDNN's 32-bit tensors runs in several calls"
     const Tensor w = rand({1, 1, 3, 3}, TensorOptions().device(cuda_device())).requires_grad_(true);
     Tensor y = conv2d(x, w);
     y.backward(ones_like(y));
-    for (int64_t i : {int64_t{0}, int64_t{16383}, int64_t{16384}, int64_t{32999}}) {
+    // 65536 elements per image: 32767 images per call, so 32766 | 32767 is the chunk boundary.
+    for (int64_t i : {int64_t{0}, int64_t{32766}, int64_t{32767}, int64_t{32999}}) {
       INFO("image " << i);
       const Tensor xi = x.detach().narrow(0, i, 1).clone().requires_grad_(true);
       Tensor yi = conv2d(xi, w.detach());
