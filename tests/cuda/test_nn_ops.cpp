@@ -229,11 +229,13 @@ TEST_CASE("cuda pad: constant (negative pads, value), reflect, replicate, circul
       INFO("mode " << mode);
       check_grad_parity([&](const TensorList& a) { return pad(a[0], {2, 1, 3, 4}, mode); }, {x2}, nn_tol(t));
       check_grad_parity([&](const TensorList& a) { return pad(a[0], {3, 2}, mode); }, {x1}, nn_tol(t));
-      check_grad_parity(
-          [&](const TensorList& a) {
-            return pad(a[0], {4, 0}, mode);
-          },
-          {x1.select(0, 1)}, nn_tol(t));
+      // Unbatched input (ember's circular padding takes batched input only, as its CPU op).
+      if (mode != "circular")
+        check_grad_parity(
+            [&](const TensorList& a) {
+              return pad(a[0], {4, 0}, mode);
+            },
+            {x1.select(0, 1)}, nn_tol(t));
     }
     check_grad_parity(
         [](const TensorList& a) {
