@@ -130,3 +130,43 @@ void conv_forward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, co
 void conv_transpose(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const ConvArgs2d&) { no_cuda(); }
 void conv_backward_weight(const Tensor&, const Tensor&, const Tensor&, const ConvArgs2d&) { no_cuda(); }
 }  // namespace ember::cuda
+
+// ---- loss.h, embedding.h, separable_map.h, pooling.h (loss.cu, embedding.cu,
+// separable_map.cu, pooling.cu): the nn kernels ----
+#include "ember/cuda/embedding.h"
+#include "ember/cuda/loss.h"
+#include "ember/cuda/pooling.h"
+#include "ember/cuda/separable_map.h"
+
+namespace ember::cuda {
+namespace {
+[[noreturn]] void no_cuda_nn() { detail::throw_error("ember was built without CUDA"); }
+}  // namespace
+
+NllStats nll_target_stats(const Tensor&, const Tensor&, int64_t, int64_t) { no_cuda_nn(); }
+void nll_loss_forward(const Tensor&, const Tensor&, const Tensor&, NllShape, int64_t, int64_t, double, const Tensor&) {
+  no_cuda_nn();
+}
+void nll_loss_backward(const Tensor&, const Tensor&, const Tensor&, NllShape, int64_t, int64_t, double,
+                       const Tensor&) {
+  no_cuda_nn();
+}
+void binary_cross_entropy(const Tensor&, const Tensor&, const Tensor&) { no_cuda_nn(); }
+void embedding_rows(const Tensor&, const Tensor&, const Tensor&) { no_cuda_nn(); }
+DeviceTables upload_tables(const resample::AxisMap&, const resample::AxisMap&, Device) { no_cuda_nn(); }
+void separable_gather(const Tensor&, const Tensor&, const resample::AxisMap&, const resample::AxisMap&) {
+  no_cuda_nn();
+}
+void separable_map(const Tensor&, const Tensor&, const resample::AxisMap&, const resample::AxisMap&) { no_cuda_nn(); }
+void separable_map_adjoint(const Tensor&, const Tensor&, const resample::AxisMap&, const resample::AxisMap&) {
+  no_cuda_nn();
+}
+void max_pool(const Tensor&, const Tensor&, const Tensor&, const resample::AxisMap&, const resample::AxisMap&) {
+  no_cuda_nn();
+}
+void max_pool_scatter(const Tensor&, const Tensor&, const Tensor&, const resample::AxisMap&,
+                      const resample::AxisMap&) {
+  no_cuda_nn();
+}
+
+}  // namespace ember::cuda

@@ -21,6 +21,7 @@
 #include "ember/core/shape.h"
 #include "ember/core/tensor_iter.h"
 #include "ember/core/type_promotion.h"
+#include "ember/cuda/loss.h"
 
 namespace ember {
 namespace {
@@ -103,6 +104,11 @@ void nll_backward_kernel(const T* go, const NllSpec& sp, NllGeom g, T* gx) {
 
 const char* nll_kernel_name(int64_t dim) { return dim == 4 ? "nll_loss2d_forward_out_frame" : "nll_loss_out_frame"; }
 
+cuda::NllShape cuda_shape(IntArrayRef sizes) {
+  NllGeom g = nll_geom(sizes);
+  return {g.n, g.c, g.s};
+}
+
 Tensor run_nll_backward(const NllSpec& sp, const Tensor& grad);
 
 // nll_loss: the gather above. Backward: the scatter op below (input -> loss is linear).
@@ -117,6 +123,10 @@ struct NllLoss final : UnaryOp {
     visit_float_dtype(x.dtype(), nll_kernel_name(x.dim()), [&]<typename T>() {
       nll_forward_kernel<T>(xd.data_ptr<T>(), sp, nll_geom(x.sizes()), out.data_ptr<T>());
     });
+  }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    cuda::nll_loss_forward(dense(x), sp.target, sp.weight, cuda_shape(x.sizes()), sp.reduction, sp.ignore_index,
+                           sp.total_weight, out);
   }
   Tensor backward(const SavedTensors&, const Tensor& g) const override { return run_nll_backward(sp, g); }
 };
@@ -135,6 +145,10 @@ struct NllLossBackward final : UnaryOp {
     visit_float_dtype(gx.dtype(), "nll_loss_backward_out_frame", [&]<typename T>() {
       nll_backward_kernel<T>(god.data_ptr<T>(), sp, nll_geom(sp.in_sizes), gx.data_ptr<T>());
     });
+  }
+  void cuda(const Tensor& go, Tensor& gx) const override {
+    cuda::nll_loss_backward(dense(go), sp.target, sp.weight, cuda_shape(sp.in_sizes), sp.reduction, sp.ignore_index,
+                            sp.total_weight, gx);
   }
   Tensor backward(const SavedTensors&, const Tensor& gg) const override {
     return run_op(NllLoss{sp}, {gg}, OutSpec{sp.out_sizes, gg.dtype()});
@@ -184,6 +198,18 @@ double check_targets(const Tensor& target, const Tensor& weight, int64_t n_class
     total += w ? static_cast<double>(w[t[k]]) : 1.0;
   }
   return total;
+}
+
+/// check_targets for CUDA targets: the check and the sum run on the device (one host
+/// synchronisation), so no kernel ever reads outside the input. The error names the first
+/// offending target, as the CPU's loop does.
+double check_targets_cuda(const Tensor& target, const Tensor& weight, int64_t n_classes, int64_t ignore_index) {
+  cuda::NllStats st = cuda::nll_target_stats(target, weight, n_classes, ignore_index);
+  if (st.first_bad != cuda::kNoBadTarget) {
+    int64_t bad = target.reshape({-1}).select(0, st.first_bad).item<int64_t>();
+    detail::throw_error(detail::str_cat("Target ", bad, " is out of bounds."));
+  }
+  return st.total_weight;
 }
 
 void check_weight(const Tensor& weight, int64_t n_classes, const char* prefix) {
@@ -276,6 +302,7 @@ struct BinaryCrossEntropy final : Op {
       });
     });
   }
+  void cuda(const TensorList& in, TensorList& out) const override { cuda::binary_cross_entropy(in[0], in[1], out[0]); }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor x = s.input(0), t = s.input(1), gx, gt;
     if (s.needs_grad(0)) gx = g[0] * (x - t) / ((1 - x) * x).clamp_min(1e-12);
@@ -312,6 +339,8 @@ Tensor nll_loss_nd(const Tensor& input, const Tensor& target, const std::optiona
   EMBER_CHECK(input.is_floating_point(), "\"", nll_kernel_name(input.dim()), "\" not implemented for '",
               scalar_type_name(input.dtype()), "'");
   Tensor weight = defined_or_empty(weight_opt);
+  // The targets and weights travel in the op, not as inputs: check their devices here.
+  detail::check_same_device({input, target, weight}, "nll_loss");
   int64_t n_classes = input.dim() == 1 ? input.size(0) : input.size(1);
   NllSpec sp;
   if (weight.defined()) {
@@ -327,6 +356,7 @@ Tensor nll_loss_nd(const Tensor& input, const Tensor& target, const std::optiona
   sp.reduction = reduction;
   sp.ignore_index = ignore_index;
   sp.total_weight = visit_float_dtype(input.dtype(), nll_kernel_name(input.dim()), [&]<typename T>() {
+    if (input.is_cuda()) return check_targets_cuda(sp.target, sp.weight, n_classes, ignore_index);
     return check_targets<T>(sp.target, sp.weight, n_classes, ignore_index);
   });
   if (reduction == Reduction::None) sp.out_sizes = DimVector(target.sizes());

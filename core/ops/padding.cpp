@@ -98,10 +98,13 @@ struct ConstantPadNd final : Op {
   ConstantPadNd(std::vector<int64_t> p, const Scalar& v) : pad(std::move(p)), value(v) {}
   const char* name() const override { return "constant_pad_nd"; }
   Save saves() const override { return Save::kNothing; }
-  void cpu(const TensorList& in, TensorList& out) const override {
+  void cpu(const TensorList& in, TensorList& out) const override { fill_and_copy(in[0], out[0]); }
+  // fill and copy_into have CUDA kernels of their own (cuda::fill, cuda::copy).
+  void cuda(const TensorList& in, TensorList& out) const override { fill_and_copy(in[0], out[0]); }
+  void fill_and_copy(const Tensor& input, Tensor& output) const {
     NoGradGuard no_grad;
-    detail::fill_values(out[0], value);
-    Tensor src = in[0].detach(), dst = out[0];
+    detail::fill_values(output, value);
+    Tensor src = input.detach(), dst = output;
     const int64_t ndim = src.dim(), npad = static_cast<int64_t>(pad.size()) / 2;
     for (int64_t i = ndim - npad; i < ndim; ++i) {
       const int64_t l = pad[2 * (ndim - i - 1)], r = pad[2 * (ndim - i - 1) + 1];

@@ -19,6 +19,7 @@
 #include "ember/core/ops/separable_map.h"
 #include "ember/core/ops/shape.h"
 #include "ember/core/tensor_iter.h"
+#include "ember/cuda/pooling.h"
 
 namespace ember {
 
@@ -361,11 +362,14 @@ void max_planes(const T* x, T* y, int64_t* idx, int64_t planes, const AxisMap& h
 }
 
 /// grad_input[p, idx] += grad[p, o]: the gradient of max pooling. Its own gradient (w.r.t.
-/// grad) gathers at the same indices, so double backward works.
+/// grad) gathers at the same indices, so double backward works. It keeps the pooling's
+/// windows: the CUDA kernel has each input gather from the windows that cover it.
 struct MaxPoolScatter final : Op {
+  AxisMapPtr h, w;
   int64_t H, W;
   std::string node_stem;
-  MaxPoolScatter(int64_t h, int64_t w, std::string stem) : H(h), W(w), node_stem(std::move(stem)) {}
+  MaxPoolScatter(AxisMapPtr h_, AxisMapPtr w_, std::string stem)
+      : h(std::move(h_)), w(std::move(w_)), H(h->in_size), W(w->in_size), node_stem(std::move(stem)) {}
   const char* name() const override { return "max_pool2d_with_indices_backward"; }
   std::string node_name() const override { return node_stem + "BackwardBackward0"; }
   void cpu(const TensorList& in, TensorList& out) const override {
@@ -386,6 +390,9 @@ struct MaxPoolScatter final : Op {
       });
     });
   }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::max_pool_scatter(in[0].contiguous(), in[1].contiguous(), out[0], *h, *w);
+  }
   // d(scatter)/d(grad) is the gather at the same indices.
   TensorList backward(const SavedTensors& s, const TensorList& grads) const override {
     if (!s.needs_grad(0)) return {Tensor(), Tensor()};
@@ -397,8 +404,10 @@ struct MaxPoolScatter final : Op {
   }
 };
 
-Tensor max_pool_scatter(const Tensor& grad, const Tensor& indices, int64_t H, int64_t W, const std::string& stem) {
-  return run_op(MaxPoolScatter(H, W, stem), {grad, indices}, OutSpec{with_last_two(grad, H, W), grad.dtype()});
+Tensor max_pool_scatter(const Tensor& grad, const Tensor& indices, const AxisMapPtr& h, const AxisMapPtr& w,
+                        const std::string& stem) {
+  DimVector sizes = with_last_two(grad, h->in_size, w->in_size);
+  return run_op(MaxPoolScatter(h, w, stem), {grad, indices}, OutSpec{sizes, grad.dtype()});
 }
 
 /// Max pooling over given windows: outputs (values, indices into each input plane).
@@ -419,9 +428,13 @@ struct MaxPool final : Op {
       max_planes<T>(x.data_ptr<T>(), out[0].data_ptr<T>(), ip, planes, *h, *w);
     });
   }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    EMBER_CHECK(in[0].dtype() != kBool, "\"", op_name, "\" not implemented for 'Bool'");
+    cuda::max_pool(in[0].contiguous(), out[0], out[1], *h, *w);
+  }
   // The gradient flows to each window's argmax: scatter grad into the saved indices.
   TensorList backward(const SavedTensors& s, const TensorList& grads) const override {
-    return {max_pool_scatter(grads[0], s.output(1), h->in_size, w->in_size, node_stem)};
+    return {max_pool_scatter(grads[0], s.output(1), h, w, node_stem)};
   }
 };
 

@@ -6,6 +6,7 @@
 
 #include "ember/core/dtype.h"
 #include "ember/core/tensor_iter.h"
+#include "ember/cuda/separable_map.h"
 
 namespace ember::resample {
 
@@ -142,6 +143,18 @@ class SeparableMap final : public Op {
     if (gather) visit_dtype(x.dtype(), run);
     else if (names_.float_only || x.dtype() == kBool) visit_float_dtype(x.dtype(), name_.c_str(), run);
     else visit_dtype(x.dtype(), run);
+  }
+
+  // The same choice of kernel and the same dtype errors as cpu().
+  void cuda(const TensorList& in, TensorList& out) const override {
+    Tensor x = in[0].contiguous();
+    if (!adjoint_ && h_->is_gather() && w_->is_gather()) {
+      cuda::separable_gather(x, out[0], *h_, *w_);
+      return;
+    }
+    if (names_.float_only || x.dtype() == kBool) visit_float_dtype(x.dtype(), name_.c_str(), []<typename T>() {});
+    if (adjoint_) cuda::separable_map_adjoint(x, out[0], *h_, *w_);
+    else cuda::separable_map(x, out[0], *h_, *w_);
   }
 
   // Note [Separable maps]: the gradient of a linear map is its adjoint applied to grad.
