@@ -1,6 +1,8 @@
 // The fused SGD and Adam/AdamW steps on CUDA (cuda/optim.h): one kernel walks a TensorTable
 // of many tensors (cuda/multi_tensor.h), each block one chunk of one tensor, each thread the
-// chunk's elements at a stride of the block size (coalesced). The per-element arithmetic is
+// chunk's elements at a stride of the block size (coalesced), kIlp of them at a time: all
+// their loads are issued before any arithmetic, so several are in flight per thread (the
+// step is bound by memory bandwidth). The per-element arithmetic is
 // the CPU's: optim/adam.cpp's adam_element and optim/sgd.cpp's tensor ops, with every
 // product, quotient, sum and square root rounded on its own (the _rn intrinsics, so nvcc
 // contracts nothing the CPU does not) and an FMA exactly where the CPU has one.
@@ -38,22 +40,40 @@ __device__ __forceinline__ M maximum_nan(M a, M b) {
 }
 
 template <class T>
-__device__ __forceinline__ opmath_t<T> load(const void* base, int64_t i) {
+__device__ __forceinline__ opmath_t<T> load_elem(const void* base, int64_t i) {
   return load_opmath<T>(static_cast<const device_t<T>*>(base) + i);
 }
 template <class T>
-__device__ __forceinline__ void store(void* base, int64_t i, opmath_t<T> v) {
+__device__ __forceinline__ void store_elem(void* base, int64_t i, opmath_t<T> v) {
   static_cast<device_t<T>*>(base)[i] = to_stored<T>(v);
 }
 
 // ---- the launch ----------------------------------------------------------------------------
 
-/// Block b of a launch does chunk_of(table, b); `op(table, slot, i)` updates element i of the
-/// tensors in `slot`. The table (up to 3.5 KB) is a kernel argument, read from constant memory.
+/// Elements per thread and loop iteration.
+constexpr int kIlp = 4;
+
+/// Block b of a launch does chunk_of(table, b). For element i of the tensors in `slot`, the
+/// op reads its operands into registers (op.load), updates them (op.update) and writes the
+/// results back (op.store); a thread loads kIlp elements, a block apart, before updating and
+/// storing any. The table (up to 3.5 KB) is a kernel argument, read from constant memory.
 template <class Table, class Op>
 __global__ void __launch_bounds__(kMultiTensorThreads) multi_tensor_kernel(Table table, Op op) {
   const ChunkRange r = chunk_of(table, static_cast<int>(blockIdx.x));
-  for (int64_t i = r.begin + threadIdx.x; i < r.end; i += blockDim.x) op(table, r.slot, i);
+  const int64_t stride = static_cast<int64_t>(blockDim.x);
+  for (int64_t base = r.begin + threadIdx.x; base < r.end; base += stride * kIlp) {
+    typename Op::Regs regs[kIlp];
+#pragma unroll
+    for (int j = 0; j < kIlp; ++j)
+      if (base + j * stride < r.end) op.load(table, r.slot, base + j * stride, regs[j]);
+#pragma unroll
+    for (int j = 0; j < kIlp; ++j) {
+      if (base + j * stride < r.end) {
+        op.update(table, r.slot, regs[j]);
+        op.store(table, r.slot, base + j * stride, regs[j]);
+      }
+    }
+  }
 }
 
 /// Runs `op` over every element of the tensors of `lists` (lists[k][i]: the k-th operand of
@@ -93,22 +113,42 @@ struct SgdOp {
   M neg_lr, weight_decay, momentum, one_minus_dampening;
   bool has_weight_decay, nesterov;
 
+  struct Regs {
+    M p, d, buf;
+  };
+
+  /// Whether the tensor in `slot` starts its momentum buffer at this step.
   template <class Table>
-  __device__ __forceinline__ void operator()(const Table& t, int slot, int64_t i) const {
-    const M p = load<T>(t.ptrs[0][slot], i);
-    M d = load<T>(t.ptrs[1][slot], i);
-    if (has_weight_decay) d = fma_rn(weight_decay, p, d);  // grad.add(param, weight_decay)
+  __device__ __forceinline__ static bool first_step(const Table& t, int slot) {
+    return t.scalars[0][slot] != 0;
+  }
+
+  template <class Table>
+  __device__ __forceinline__ void load(const Table& t, int slot, int64_t i, Regs& r) const {
+    r.p = load_elem<T>(t.ptrs[0][slot], i);
+    r.d = load_elem<T>(t.ptrs[1][slot], i);
+    // A new buffer's memory holds nothing yet (it is made with empty_like).
+    if constexpr (Momentum) r.buf = first_step(t, slot) ? M(0) : load_elem<T>(t.ptrs[2][slot], i);
+  }
+
+  template <class Table>
+  __device__ __forceinline__ void update(const Table& t, int slot, Regs& r) const {
+    if (has_weight_decay) r.d = fma_rn(weight_decay, r.p, r.d);  // grad.add(param, weight_decay)
     if constexpr (Momentum) {
-      M buf;
-      if (t.scalars[0][slot] != 0) {
-        buf = d;  // the first buffer is the gradient itself (no dampening)
+      if (first_step(t, slot)) {
+        r.buf = r.d;  // the first buffer is the gradient itself (no dampening)
       } else {
-        buf = fma_rn(one_minus_dampening, d, mul_rn(load<T>(t.ptrs[2][slot], i), momentum));
+        r.buf = fma_rn(one_minus_dampening, r.d, mul_rn(r.buf, momentum));  // buf.mul_(m).add_(d, 1 - dampening)
       }
-      store<T>(t.ptrs[2][slot], i, buf);
-      d = nesterov ? fma_rn(momentum, buf, d) : buf;
+      r.d = nesterov ? fma_rn(momentum, r.buf, r.d) : r.buf;
     }
-    store<T>(t.ptrs[0][slot], i, fma_rn(neg_lr, d, p));  // param.add_(d, -lr)
+    r.p = fma_rn(neg_lr, r.d, r.p);  // param.add_(d, -lr)
+  }
+
+  template <class Table>
+  __device__ __forceinline__ void store(const Table& t, int slot, int64_t i, const Regs& r) const {
+    store_elem<T>(t.ptrs[0][slot], i, r.p);
+    if constexpr (Momentum) store_elem<T>(t.ptrs[2][slot], i, r.buf);
   }
 };
 
@@ -140,28 +180,42 @@ struct AdamOp {
   M decay, l2, beta1, one_minus_beta1, beta2, one_minus_beta2, eps;
   bool has_decay, has_l2;
 
+  struct Regs {
+    M p, g, m, v, vmax;
+  };
+
   template <class Table>
-  __device__ __forceinline__ void operator()(const Table& t, int slot, int64_t i) const {
+  __device__ __forceinline__ void load(const Table& t, int slot, int64_t i, Regs& r) const {
+    r.p = load_elem<T>(t.ptrs[0][slot], i);
+    r.g = load_elem<T>(t.ptrs[1][slot], i);
+    r.m = load_elem<T>(t.ptrs[2][slot], i);
+    r.v = load_elem<T>(t.ptrs[3][slot], i);
+    if constexpr (Ams) r.vmax = load_elem<T>(t.ptrs[4][slot], i);
+  }
+
+  template <class Table>
+  __device__ __forceinline__ void update(const Table& t, int slot, Regs& r) const {
     const M neg_step_size = static_cast<M>(t.scalars[0][slot]);
     const M bias_correction2_sqrt = static_cast<M>(t.scalars[1][slot]);
-    M p = load<T>(t.ptrs[0][slot], i);
-    M g = load<T>(t.ptrs[1][slot], i);
-    M m = load<T>(t.ptrs[2][slot], i);
-    M v = load<T>(t.ptrs[3][slot], i);
-    if (has_decay) p = mul_rn(p, decay);
-    if (has_l2) g = fma_rn(l2, p, g);
-    m = fma_rn(one_minus_beta1, g, mul_rn(m, beta1));
-    v = fma_rn(mul_rn(one_minus_beta2, g), g, mul_rn(v, beta2));
-    M second = v;
+    if (has_decay) r.p = mul_rn(r.p, decay);
+    if (has_l2) r.g = fma_rn(l2, r.p, r.g);
+    r.m = fma_rn(one_minus_beta1, r.g, mul_rn(r.m, beta1));
+    r.v = fma_rn(mul_rn(one_minus_beta2, r.g), r.g, mul_rn(r.v, beta2));
+    M second = r.v;
     if constexpr (Ams) {
-      second = maximum_nan(load<T>(t.ptrs[4][slot], i), v);
-      store<T>(t.ptrs[4][slot], i, second);
+      r.vmax = maximum_nan(r.vmax, r.v);
+      second = r.vmax;
     }
     const M denom = add_rn(div_rn(sqrt_rn(second), bias_correction2_sqrt), eps);
-    p = fma_rn(neg_step_size, div_rn(m, denom), p);
-    store<T>(t.ptrs[0][slot], i, p);
-    store<T>(t.ptrs[2][slot], i, m);
-    store<T>(t.ptrs[3][slot], i, v);
+    r.p = fma_rn(neg_step_size, div_rn(r.m, denom), r.p);
+  }
+
+  template <class Table>
+  __device__ __forceinline__ void store(const Table& t, int slot, int64_t i, const Regs& r) const {
+    store_elem<T>(t.ptrs[0][slot], i, r.p);
+    store_elem<T>(t.ptrs[2][slot], i, r.m);
+    store_elem<T>(t.ptrs[3][slot], i, r.v);
+    if constexpr (Ams) store_elem<T>(t.ptrs[4][slot], i, r.vmax);
   }
 };
 
