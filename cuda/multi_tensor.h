@@ -58,11 +58,11 @@ struct TensorTable {
   static constexpr int kMaxTensors = multi_tensor_max_tensors(Depth, Scalars);
   static constexpr int kMaxBlocks = kMultiTensorMaxBlocks;
 
-  void* ptrs[Depth][kMaxTensors];                      // ptrs[k][slot]: the k-th tensor list's data
-  int64_t numel[kMaxTensors];                          // elements of the tensor in `slot`
+  void* ptrs[Depth][kMaxTensors];                          // ptrs[k][slot]: the k-th tensor list's data
+  int64_t numel[kMaxTensors];                              // elements of the tensor in `slot`
   double scalars[Scalars > 0 ? Scalars : 1][kMaxTensors];  // per-tensor values, as the step defines them
-  int32_t block_chunk[kMaxBlocks];                     // which chunk of its tensor a block does
-  uint8_t block_slot[kMaxBlocks];                      // which slot a block works on
+  int32_t block_chunk[kMaxBlocks];                         // which chunk of its tensor a block does
+  uint8_t block_slot[kMaxBlocks];                          // which slot a block works on
 };
 
 /// The work of one block: elements [begin, end) of the tensor in table slot `slot`.

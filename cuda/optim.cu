@@ -88,7 +88,8 @@ void launch_multi_tensor(const std::vector<Tensor>* const (&lists)[Depth], Scala
   std::vector<int64_t> numels;
   numels.reserve(params.size());
   for (const Tensor& p : params) numels.push_back(p.numel());
-  const std::vector<MultiTensorLaunch> plan = plan_multi_tensor(numels, Table::kMaxTensors, Table::kMaxBlocks);
+  const std::vector<MultiTensorLaunch> plan =
+      plan_multi_tensor(numels, Table::kMaxTensors, Table::kMaxBlocks);
   if (plan.empty()) return;  // every tensor is empty
   DeviceGuard guard(params.front().device());
   cudaStream_t stream = current_raw_stream();
@@ -138,7 +139,8 @@ struct SgdOp {
       if (first_step(t, slot)) {
         r.buf = r.d;  // the first buffer is the gradient itself (no dampening)
       } else {
-        r.buf = fma_rn(one_minus_dampening, r.d, mul_rn(r.buf, momentum));  // buf.mul_(m).add_(d, 1 - dampening)
+        // buf.mul_(momentum).add_(d, 1 - dampening)
+        r.buf = fma_rn(one_minus_dampening, r.d, mul_rn(r.buf, momentum));
       }
       r.d = nesterov ? fma_rn(momentum, r.buf, r.d) : r.buf;
     }
@@ -157,15 +159,18 @@ void sgd_typed(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
                const std::vector<Tensor>& bufs, const std::vector<uint8_t>& first, const SGDStepArgs& a) {
   using M = opmath_t<T>;
   // The scalars as the CPU's tensor ops convert them: each double to the compute type.
-  const SgdOp<T, Momentum> op{static_cast<M>(-a.lr), static_cast<M>(a.weight_decay), static_cast<M>(a.momentum),
-                              static_cast<M>(1 - a.dampening), a.weight_decay != 0, a.nesterov};
+  const SgdOp<T, Momentum> op{static_cast<M>(-a.lr),      static_cast<M>(a.weight_decay),
+                              static_cast<M>(a.momentum), static_cast<M>(1 - a.dampening),
+                              a.weight_decay != 0,        a.nesterov};
   if constexpr (Momentum) {
     const std::vector<Tensor>* const lists[3] = {&params, &grads, &bufs};
-    launch_multi_tensor<3, 1>(lists, [&](int, size_t i) { return first[i] ? 1.0 : 0.0; }, op);
+    launch_multi_tensor<3, 1>(
+        lists, [&](int, size_t i) { return first[i] ? 1.0 : 0.0; }, op);
   } else {
     (void)bufs, (void)first;  // no momentum: no buffers
     const std::vector<Tensor>* const lists[2] = {&params, &grads};
-    launch_multi_tensor<2, 0>(lists, [](int, size_t) { return 0.0; }, op);
+    launch_multi_tensor<2, 0>(
+        lists, [](int, size_t) { return 0.0; }, op);
   }
 }
 
@@ -256,7 +261,8 @@ void check_lists(const char* what, const std::vector<Tensor>& params,
       const Tensor& t = (*list)[i];
       EMBER_CHECK(t.defined() && t.is_cuda() && t.device() == first.device() && t.dtype() == first.dtype() &&
                       t.is_contiguous() && t.sizes().equals(params[i].sizes()),
-                  what, ": tensor ", i, " is not a contiguous CUDA tensor of the parameter's dtype, device and shape");
+                  what, ": tensor ", i,
+                  " is not a contiguous CUDA tensor of the parameter's dtype, device and shape");
     }
   }
 }
@@ -274,8 +280,10 @@ void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grad
     check_lists("sgd_step", params, {&params, &grads});
   }
   visit_float_dtype(params.front().dtype(), "sgd_step", [&]<typename T>() {
-    if (momentum) sgd_typed<T, true>(params, grads, momentum_buffers, first_step, args);
-    else sgd_typed<T, false>(params, grads, momentum_buffers, first_step, args);
+    if (momentum)
+      sgd_typed<T, true>(params, grads, momentum_buffers, first_step, args);
+    else
+      sgd_typed<T, false>(params, grads, momentum_buffers, first_step, args);
   });
 }
 
@@ -283,8 +291,10 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
                const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
                const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<double>& step_size,
                const std::vector<double>& bias_correction2_sqrt, const AdamStepArgs& args) {
-  if (args.amsgrad) check_lists("adam_step", params, {&params, &grads, &exp_avgs, &exp_avg_sqs, &max_exp_avg_sqs});
-  else check_lists("adam_step", params, {&params, &grads, &exp_avgs, &exp_avg_sqs});
+  if (args.amsgrad)
+    check_lists("adam_step", params, {&params, &grads, &exp_avgs, &exp_avg_sqs, &max_exp_avg_sqs});
+  else
+    check_lists("adam_step", params, {&params, &grads, &exp_avgs, &exp_avg_sqs});
   EMBER_CHECK(step_size.size() == params.size() && bias_correction2_sqrt.size() == params.size(),
               "adam_step: one step size and bias correction per parameter");
   visit_float_dtype(params.front().dtype(), "adam_step", [&]<typename T>() {

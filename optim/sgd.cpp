@@ -75,8 +75,8 @@ bool sgd_cuda_fusable(const Tensor& p, const OptimizerParamState* st, const SGDO
 /// momentum step needs are made (uninitialised: the kernel writes the gradient into them)
 /// before anything is updated, so a CUDA out-of-memory error leaves parameters and state as
 /// they were.
-void sgd_step_cuda(const std::vector<Tensor>& params, std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& state,
-                   const SGDOptions& o) {
+void sgd_step_cuda(const std::vector<Tensor>& params,
+                   std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& state, const SGDOptions& o) {
   const bool momentum = o.momentum() != 0;
   std::vector<Tensor> grads, buffers;
   std::vector<uint8_t> first_step;

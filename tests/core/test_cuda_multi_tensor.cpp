@@ -21,7 +21,8 @@ namespace {
 /// Runs `plan` as the kernels would (fill_table, then chunk_of for every block) and counts
 /// the visits of every element of every tensor; checks every launch against the table's limits.
 template <int Depth, int Scalars>
-std::vector<std::vector<int>> visits(const std::vector<int64_t>& numels, const std::vector<MultiTensorLaunch>& plan) {
+std::vector<std::vector<int>> visits(const std::vector<int64_t>& numels,
+                                     const std::vector<MultiTensorLaunch>& plan) {
   using Table = TensorTable<Depth, Scalars>;
   std::vector<std::vector<int>> seen(numels.size());
   for (size_t t = 0; t < numels.size(); ++t) seen[t].assign(static_cast<size_t>(numels[t]), 0);
@@ -33,8 +34,8 @@ std::vector<std::vector<int>> visits(const std::vector<int64_t>& numels, const s
     // Each tensor's "pointer" is its index, so the test can tell which tensor a slot holds.
     fill_table(
         launch, [](int, size_t i) { return reinterpret_cast<void*>(i + 1); },
-        [&](size_t i) { return numels[i]; }, [](int j, size_t i) { return 1000.0 * j + static_cast<double>(i); },
-        *table);
+        [&](size_t i) { return numels[i]; },
+        [](int j, size_t i) { return 1000.0 * j + static_cast<double>(i); }, *table);
     for (int b = 0; b < static_cast<int>(launch.blocks.size()); ++b) {
       const ChunkRange r = chunk_of(*table, b);
       REQUIRE(r.slot >= 0);
@@ -66,7 +67,9 @@ void check_exactly_once(const std::vector<int64_t>& numels) {
 
 }  // namespace
 
-TEST_CASE("test_cuda_multi_tensor: every table fits the 4 KB of kernel arguments with room for the step's scalars") {
+TEST_CASE(
+    "test_cuda_multi_tensor: every table fits the 4 KB of kernel arguments with room for the step's "
+    "scalars") {
   CHECK(sizeof(TensorTable<2, 0>) <= kMultiTensorTableBytes);  // SGD without momentum
   CHECK(sizeof(TensorTable<3, 1>) <= kMultiTensorTableBytes);  // SGD with momentum
   CHECK(sizeof(TensorTable<4, 2>) <= kMultiTensorTableBytes);  // Adam
@@ -91,7 +94,8 @@ TEST_CASE("test_cuda_multi_tensor: small tensors share one launch, one block eac
   check_exactly_once<4, 2>(numels);
 }
 
-TEST_CASE("test_cuda_multi_tensor: a tensor larger than a chunk takes one block per chunk, the last one partial") {
+TEST_CASE(
+    "test_cuda_multi_tensor: a tensor larger than a chunk takes one block per chunk, the last one partial") {
   std::vector<int64_t> numels = {3 * kMultiTensorChunk + 17, 5};
   auto plan = plan_multi_tensor(numels, 8, 16);
   REQUIRE(plan.size() == 1);
@@ -120,7 +124,9 @@ TEST_CASE("test_cuda_multi_tensor: more tensors than a table holds start a new l
   check_exactly_once<5, 2>(many);
 }
 
-TEST_CASE("test_cuda_multi_tensor: a tensor whose chunks overflow a launch continues in the next, in its own slot") {
+TEST_CASE(
+    "test_cuda_multi_tensor: a tensor whose chunks overflow a launch continues in the next, in its own "
+    "slot") {
   const int64_t c = kMultiTensorChunk;
   std::vector<int64_t> numels = {2 * c, 5 * c + 1, 10};
   auto plan = plan_multi_tensor(numels, 8, 4);
@@ -158,9 +164,10 @@ TEST_CASE("test_cuda_multi_tensor: fill_table packs each slot's pointers, size a
   REQUIRE(plan.size() == 1);
   auto table = std::make_unique<TensorTable<3, 2>>();
   fill_table(
-      plan[0], [](int k, size_t i) { return reinterpret_cast<void*>(16 * (10 * i + static_cast<size_t>(k) + 1)); },
-      [&](size_t i) { return numels[i]; }, [](int j, size_t i) { return j == 0 ? -0.5 * static_cast<double>(i) : 2.0; },
-      *table);
+      plan[0],
+      [](int k, size_t i) { return reinterpret_cast<void*>(16 * (10 * i + static_cast<size_t>(k) + 1)); },
+      [&](size_t i) { return numels[i]; },
+      [](int j, size_t i) { return j == 0 ? -0.5 * static_cast<double>(i) : 2.0; }, *table);
   for (size_t s = 0; s < 3; ++s) {
     for (int k = 0; k < 3; ++k)
       CHECK(reinterpret_cast<size_t>(table->ptrs[k][s]) == 16 * (10 * s + static_cast<size_t>(k) + 1));

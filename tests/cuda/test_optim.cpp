@@ -156,12 +156,14 @@ TEST_CASE("cuda optim: SGD with each option matches the CPU in every float dtype
       {"momentum + dampening", SGDOptions(0.1).momentum(0.9).dampening(0.3)},
       {"nesterov", SGDOptions(0.1).momentum(0.9).nesterov(true)},
       {"nesterov + weight_decay", SGDOptions(0.05).momentum(0.8).nesterov(true).weight_decay(1e-2)},
-      {"momentum + dampening + weight_decay", SGDOptions(0.02).momentum(0.5).dampening(0.5).weight_decay(0.1)},
+      {"momentum + dampening + weight_decay",
+       SGDOptions(0.02).momentum(0.5).dampening(0.5).weight_decay(0.1)},
   };
   for (ScalarType t : kStepTypes) {
     for (const Case& c : cases) {
       INFO("dtype " << t << ", SGD " << c.name);
-      check_optimizer_parity([&](std::vector<Tensor> ps) { return std::make_unique<SGD>(ps, c.options); }, {t});
+      check_optimizer_parity([&](std::vector<Tensor> ps) { return std::make_unique<SGD>(ps, c.options); },
+                             {t});
     }
   }
 }
@@ -178,13 +180,15 @@ TEST_CASE("cuda optim: Adam with and without amsgrad and weight_decay matches th
   }
 }
 
-TEST_CASE("cuda optim: AdamW with and without amsgrad and weight_decay matches the CPU in every float dtype") {
+TEST_CASE(
+    "cuda optim: AdamW with and without amsgrad and weight_decay matches the CPU in every float dtype") {
   for (ScalarType t : kStepTypes) {
     for (bool amsgrad : {false, true}) {
       for (double wd : {0.0, 1e-2, 0.5}) {
         INFO("dtype " << t << ", amsgrad " << amsgrad << ", weight_decay " << wd);
         AdamWOptions o = AdamWOptions(1e-2).weight_decay(wd).amsgrad(amsgrad);
-        check_optimizer_parity([&](std::vector<Tensor> ps) { return std::make_unique<AdamW>(ps, o); }, {t}, 5);
+        check_optimizer_parity([&](std::vector<Tensor> ps) { return std::make_unique<AdamW>(ps, o); }, {t},
+                               5);
       }
     }
   }
@@ -197,11 +201,11 @@ TEST_CASE("cuda optim: parameters that miss gradients on some steps keep their o
   for (ScalarType t : {kFloat, kDouble}) {
     INFO("dtype " << t);
     check_optimizer_parity(
-        [](std::vector<Tensor> ps) { return std::make_unique<Adam>(ps, AdamOptions(1e-2).amsgrad(true)); }, {t}, 6,
-        kShapes, some);
+        [](std::vector<Tensor> ps) { return std::make_unique<Adam>(ps, AdamOptions(1e-2).amsgrad(true)); },
+        {t}, 6, kShapes, some);
     check_optimizer_parity(
-        [](std::vector<Tensor> ps) { return std::make_unique<AdamW>(ps, AdamWOptions(1e-2)); }, {t}, 6, kShapes,
-        some);
+        [](std::vector<Tensor> ps) { return std::make_unique<AdamW>(ps, AdamWOptions(1e-2)); }, {t}, 6,
+        kShapes, some);
     check_optimizer_parity(
         [](std::vector<Tensor> ps) {
           return std::make_unique<SGD>(ps, SGDOptions(0.1).momentum(0.9).dampening(0.1));
@@ -215,7 +219,9 @@ TEST_CASE("cuda optim: strided gradients, and float32 and float64 parameters in 
       [](std::vector<Tensor> ps) { return std::make_unique<AdamW>(ps, AdamWOptions(1e-2).amsgrad(true)); },
       {kFloat, kDouble}, 3, kShapes, nullptr, /*strided_grads=*/true);
   check_optimizer_parity(
-      [](std::vector<Tensor> ps) { return std::make_unique<SGD>(ps, SGDOptions(0.1).momentum(0.9).nesterov(true)); },
+      [](std::vector<Tensor> ps) {
+        return std::make_unique<SGD>(ps, SGDOptions(0.1).momentum(0.9).nesterov(true));
+      },
       {kDouble, kFloat, kHalf}, 3, kShapes, nullptr, /*strided_grads=*/true);
 }
 
@@ -224,17 +230,18 @@ TEST_CASE("cuda optim: more parameters than one launch's table holds") {
   std::vector<std::vector<int64_t>> shapes;
   for (int i = 0; i < 80; ++i) shapes.push_back({1 + (i * 37) % 200});
   check_optimizer_parity(
-      [](std::vector<Tensor> ps) { return std::make_unique<Adam>(ps, AdamOptions(1e-2).amsgrad(true)); }, {kFloat},
-      3, shapes);
+      [](std::vector<Tensor> ps) { return std::make_unique<Adam>(ps, AdamOptions(1e-2).amsgrad(true)); },
+      {kFloat}, 3, shapes);
   check_optimizer_parity(
-      [](std::vector<Tensor> ps) { return std::make_unique<SGD>(ps, SGDOptions(0.1).momentum(0.9)); }, {kFloat}, 3,
-      shapes);
+      [](std::vector<Tensor> ps) { return std::make_unique<SGD>(ps, SGDOptions(0.1).momentum(0.9)); },
+      {kFloat}, 3, shapes);
 }
 
 TEST_CASE("cuda optim: a parameter larger than one launch covers (320 chunks of 65536)") {
   std::vector<std::vector<int64_t>> shapes = {{5}, {5000, 4500}, {7, 3}, {3}};
-  check_optimizer_parity([](std::vector<Tensor> ps) { return std::make_unique<AdamW>(ps, AdamWOptions(1e-3)); },
-                         {kFloat}, 2, shapes);
+  check_optimizer_parity(
+      [](std::vector<Tensor> ps) { return std::make_unique<AdamW>(ps, AdamWOptions(1e-3)); }, {kFloat}, 2,
+      shapes);
 }
 
 TEST_CASE("cuda optim: the step runs on the current stream and creates state on the parameter's device") {

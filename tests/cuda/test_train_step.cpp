@@ -34,15 +34,18 @@ Net make_mlp() {
 
 Net make_cnn() {
   nn::Sequential features(nn::Conv2d(nn::Conv2dOptions(1, 32, 3).padding(1)), nn::BatchNorm2d(32), nn::ReLU(),
-                          nn::MaxPool2d(nn::MaxPool2dOptions(2)), nn::Conv2d(nn::Conv2dOptions(32, 64, 3).padding(1)),
-                          nn::BatchNorm2d(64), nn::ReLU(), nn::MaxPool2d(nn::MaxPool2dOptions(2)));
+                          nn::MaxPool2d(nn::MaxPool2dOptions(2)),
+                          nn::Conv2d(nn::Conv2dOptions(32, 64, 3).padding(1)), nn::BatchNorm2d(64),
+                          nn::ReLU(), nn::MaxPool2d(nn::MaxPool2dOptions(2)));
   nn::Sequential classifier(nn::Flatten(), nn::Dropout(0.25), nn::Linear(64 * 7 * 7, 128), nn::ReLU(),
                             nn::Dropout(0.25), nn::Linear(128, 10));
   // The trainer's Cnn registers these two as "features" and "classifier".
   auto root = std::make_shared<nn::Module>();
   root->register_module("features", features.ptr());
   root->register_module("classifier", classifier.ptr());
-  return {root, [features, classifier](const Tensor& x) mutable { return classifier->forward(features->forward(x)); }};
+  return {root, [features, classifier](const Tensor& x) mutable {
+            return classifier->forward(features->forward(x));
+          }};
 }
 
 /// Training mode, but with dropout off: CPU and CUDA draw different masks, and the step must
@@ -68,7 +71,8 @@ void check_first_adamw_step(const Tensor& after_cuda, const Tensor& after_cpu, c
     const double sensitivity = std::min(2.0, 2 * std::fabs(gc[i] - gp[i]) / (std::fabs(gp[i]) + eps));
     const double bound = 1e-6 + 1e-5 * std::fabs(pp[i]) + lr * sensitivity;
     if (!(std::fabs(pc[i] - pp[i]) <= bound) && bad++ < 5) {
-      INFO("element " << i << ": cuda " << pc[i] << ", cpu " << pp[i] << ", grads " << gc[i] << " / " << gp[i]);
+      INFO("element " << i << ": cuda " << pc[i] << ", cpu " << pp[i] << ", grads " << gc[i] << " / "
+                      << gp[i]);
       CHECK(false);
     }
   }
@@ -143,7 +147,8 @@ void check_train_step(const std::function<Net()>& make, const StepTols& tol) {
     CHECK(gpu_params[i].value().is_cuda());
     check_first_adamw_step(gpu_params[i].value(), cpu_params[i].value(), grads_gpu[i], grads_cpu[i], lr, eps,
                            "parameter " + cpu_params[i].key() + " after AdamW");
-    auto& state = static_cast<optim::AdamParamState&>(*opt_gpu.state().at(gpu_params[i].value().unsafeGetTensorImpl()));
+    auto& state =
+        static_cast<optim::AdamParamState&>(*opt_gpu.state().at(gpu_params[i].value().unsafeGetTensorImpl()));
     CHECK(state.exp_avg().is_cuda());
     CHECK(state.step() == 1);
   }
@@ -157,7 +162,9 @@ TEST_CASE("cuda train step: the trainer's MLP gives the CPU's loss, gradients an
   check_train_step(make_mlp, {{1e-5, 1e-5}, {2e-6, 2e-3}, {1e-5, 1e-4}});
 }
 
-TEST_CASE("cuda train step: the trainer's CNN gives the CPU's loss, gradients, BatchNorm statistics and AdamW step") {
+TEST_CASE(
+    "cuda train step: the trainer's CNN gives the CPU's loss, gradients, BatchNorm statistics and AdamW "
+    "step") {
   // Convolutions (cuDNN's algorithms) and batch statistics over 24 images.
   check_train_step(make_cnn, {{2e-5, 2e-5}, {5e-6, 5e-3}, {1e-5, 1e-4}});
 }

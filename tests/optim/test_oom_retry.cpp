@@ -26,8 +26,9 @@ struct FakeStep {
   int64_t operator()(int64_t batch_size) {
     tried.push_back(batch_size);
     if (batch_size > fits)
-      throw ember::OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of "
-                                    "80.00 GiB of which 2.00 MiB is free.");
+      throw ember::OutOfMemoryError(
+          "CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of "
+          "80.00 GiB of which 2.00 MiB is free.");
     return batch_size;
   }
 };
@@ -51,7 +52,8 @@ TEST_CASE("test_oom_retry: a step that fits runs once, without a message or an e
   FakeStep step{64, {}};
   int emptied = 0;
   std::ostringstream log;
-  CHECK(trainer::run_with_oom_retry(batch, step, [&] { ++emptied; }, log) == 64);
+  CHECK(trainer::run_with_oom_retry(
+            batch, step, [&] { ++emptied; }, log) == 64);
   CHECK(step.tried == std::vector<int64_t>{64});
   CHECK(batch == 64);
   CHECK(emptied == 0);
@@ -63,7 +65,8 @@ TEST_CASE("test_oom_retry: out of memory halves the batch, empties the cache, sa
   FakeStep step{20, {}};
   int emptied = 0;
   std::ostringstream log;
-  CHECK(trainer::run_with_oom_retry(batch, step, [&] { ++emptied; }, log) == 16);
+  CHECK(trainer::run_with_oom_retry(
+            batch, step, [&] { ++emptied; }, log) == 16);
   CHECK(step.tried == std::vector<int64_t>{64, 32, 16});
   CHECK(batch == 16);
   CHECK(emptied == 2);
@@ -72,17 +75,20 @@ TEST_CASE("test_oom_retry: out of memory halves the batch, empties the cache, sa
         "CUDA out of memory at batch size 32; retrying with 16\n");
   // The next step starts from the size that worked.
   FakeStep next{20, {}};
-  CHECK(trainer::run_with_oom_retry(batch, next, [&] { ++emptied; }, log) == 16);
+  CHECK(trainer::run_with_oom_retry(
+            batch, next, [&] { ++emptied; }, log) == 16);
   CHECK(next.tried == std::vector<int64_t>{16});
 }
 
-TEST_CASE("test_oom_retry: odd sizes round down, and out of memory at batch size 1 stops with a clear error") {
+TEST_CASE(
+    "test_oom_retry: odd sizes round down, and out of memory at batch size 1 stops with a clear error") {
   int64_t batch = 5;
   FakeStep step{0, {}};
   int emptied = 0;
   std::ostringstream log;
   try {
-    trainer::run_with_oom_retry(batch, step, [&] { ++emptied; }, log);
+    trainer::run_with_oom_retry(
+        batch, step, [&] { ++emptied; }, log);
     FAIL("no error at batch size 1");
   } catch (const ember::OutOfMemoryError&) {
     FAIL("the allocator's error escaped instead of the trainer's");
@@ -106,7 +112,8 @@ TEST_CASE("test_oom_retry: other errors are not retried") {
     ++calls;
     throw ember::Error("Expected all tensors to be on the same device");
   };
-  CHECK_THROWS_WITH_AS(trainer::run_with_oom_retry(batch, failing, [&] { ++emptied; }, log),
+  CHECK_THROWS_WITH_AS(trainer::run_with_oom_retry(
+                           batch, failing, [&] { ++emptied; }, log),
                        "Expected all tensors to be on the same device", ember::Error);
   CHECK(calls == 1);
   CHECK(batch == 64);
@@ -114,7 +121,8 @@ TEST_CASE("test_oom_retry: other errors are not retried") {
   CHECK(log.str().empty());
 }
 
-TEST_CASE("test_oom_retry: OutOfMemoryError is an ember::Error, as torch.OutOfMemoryError is a RuntimeError") {
+TEST_CASE(
+    "test_oom_retry: OutOfMemoryError is an ember::Error, as torch.OutOfMemoryError is a RuntimeError") {
   try {
     throw ember::OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB.");
   } catch (const ember::Error& e) {
