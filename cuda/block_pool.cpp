@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "ember/core/error.h"
+#include "ember/core/out_of_memory_error.h"
 
 namespace ember::cuda {
 
@@ -301,8 +302,9 @@ void BlockPool::count_allocated(Block* block) {
 }
 
 void BlockPool::throw_out_of_memory(size_t seg_size) {
-  detail::throw_error(out_of_memory_message(device_, seg_size, backend_.mem_info(), stats_.allocated_bytes,
-                                            stats_.reserved_bytes));
+  // Its own type, as PyTorch's, so that callers can tell it from other errors and retry.
+  throw OutOfMemoryError(out_of_memory_message(device_, seg_size, backend_.mem_info(), stats_.allocated_bytes,
+                                               stats_.reserved_bytes));
 }
 
 // ---- HostBlockPool ---------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 #include "ember/cuda/cuda.h"
 #include "ember/cuda/gemm.h"
 #include "ember/cuda/index.h"
+#include "ember/cuda/optim.h"
 #include "ember/cuda/pinned_allocator.h"
 #include "ember/cuda/random.h"
 #include "ember/cuda/reduce.h"
@@ -118,6 +119,17 @@ void reduce(ReduceFn, const Tensor&, const Tensor&, uint64_t, double) { no_cuda(
 void arg_reduce(bool, const Tensor&, const Tensor*, const Tensor&, uint64_t) { no_cuda(); }
 void scan(ScanFn, const Tensor&, const Tensor&, int64_t, bool) { no_cuda(); }
 void sort(const Tensor&, const Tensor&, const Tensor&, int64_t, bool) { no_cuda(); }
+
+// ---- optim.h (optim.cu) ----
+void sgd_step(const std::vector<Tensor>&, const std::vector<Tensor>&, const std::vector<Tensor>&,
+              const std::vector<uint8_t>&, const SGDStepArgs&) {
+  no_cuda();
+}
+void adam_step(const std::vector<Tensor>&, const std::vector<Tensor>&, const std::vector<Tensor>&,
+               const std::vector<Tensor>&, const std::vector<Tensor>&, const std::vector<double>&,
+               const std::vector<double>&, const AdamStepArgs&) {
+  no_cuda();
+}
 
 }  // namespace ember::cuda
 

@@ -8,6 +8,11 @@
 //   build/examples/fashion_mnist --model mlp --epochs 10
 //   build/examples/fashion_mnist --resume runs/fashion_mnist/checkpoint_epoch2.safetensors
 //   build/examples/fashion_mnist --eval runs/fashion_mnist/best_model.safetensors
+//   build/examples/fashion_mnist --device cuda        # the same job on the GPU
+//
+// On CUDA the loader pins its batches and the copies to the device are asynchronous; when a
+// training step runs out of device memory the trainer halves its batch size, empties the
+// CUDA cache, says so and runs the step again (examples/oom_retry.h).
 //
 // Data: the IDX files (plain or .gz) of the Debian package dataset-fashion-mnist, installed
 // by scripts/setup.sh under /usr/share/datasets/fashion-mnist.
@@ -25,6 +30,7 @@
 
 #include <ember/ember.h>
 
+#include "oom_retry.h"
 #include "training_log.h"
 
 namespace torch = ember;
@@ -217,18 +223,60 @@ struct Trainer {
   Model model;
   std::unique_ptr<torch::optim::AdamW> optimizer;
   std::unique_ptr<torch::optim::OneCycleLR> scheduler;
+  int64_t step_batch_size = 0;  // examples per forward pass: o.batch_size until memory runs out
   int start_epoch = 1;
   double best_val = -1;
   int epochs_since_best = 0;
   std::vector<trainer::EpochMetrics> history;
 };
 
+/// What one training step saw: the summed loss and the correct predictions of its batch.
+struct StepResult {
+  double loss_sum = 0;
+  int64_t correct = 0;
+};
+
+/// One optimizer step on a batch (on the host, pinned when training on CUDA), with the batch
+/// sent through the network `batch_size` examples at a time: each piece's gradient is
+/// weighted by its share of the batch, so the step is the whole batch's mean-loss step
+/// (BatchNorm's batch statistics aside). Raises on a non-finite loss.
+StepResult train_step(Trainer& t, const torch::Tensor& images, const torch::Tensor& labels, int64_t batch_size,
+                      int epoch, int64_t step) {
+  // Pinned host memory is copied by DMA while the device works on what is already queued.
+  const bool non_blocking = t.device.is_cuda();
+  const int64_t n = images.size(0);
+  StepResult r;
+  t.optimizer->zero_grad();
+  for (auto [start, len] : trainer::micro_batches(n, batch_size)) {
+    torch::Tensor x = images.narrow(0, start, len).to(t.device, non_blocking);
+    torch::Tensor y = labels.narrow(0, start, len).to(t.device, non_blocking);
+    torch::Tensor out = t.model.forward(x);
+    torch::Tensor loss = F::cross_entropy(out, y);
+    double l = loss.item<double>();
+    if (!std::isfinite(l))
+      throw std::runtime_error("the loss became " + std::to_string(l) + " at epoch " + std::to_string(epoch) +
+                               ", batch " + std::to_string(step) + "; stopping (try a lower --lr than " +
+                               std::to_string(t.o.lr) + ")");
+    if (len == n) loss.backward();
+    else (loss * (static_cast<double>(len) / static_cast<double>(n))).backward();
+    r.loss_sum += l * static_cast<double>(len);
+    r.correct += out.argmax(1).eq(y).sum().item<int64_t>();
+  }
+  t.optimizer->step();
+  return r;
+}
+
 /// One pass over the training split; returns its metrics (val_* filled in by the caller).
 trainer::EpochMetrics train_epoch(Trainer& t, const Split& train, int epoch) {
   auto loader = torch::data::make_data_loader(
       torch::data::datasets::TensorDataset(train.images, train.labels).map(torch::data::transforms::Stack<>()),
-      torch::data::DataLoaderOptions().batch_size(t.o.batch_size).shuffle(true).drop_last(true).workers(t.o.workers).seed(
-          t.o.seed + static_cast<uint64_t>(epoch)));
+      torch::data::DataLoaderOptions()
+          .batch_size(t.o.batch_size)
+          .shuffle(true)
+          .drop_last(true)
+          .workers(t.o.workers)
+          .seed(t.o.seed + static_cast<uint64_t>(epoch))
+          .pin_memory(t.device.is_cuda()));
   int64_t batches = train.size() / t.o.batch_size;
   trainer::ProgressBar bar(epoch, t.o.epochs, batches);
   auto start = std::chrono::steady_clock::now();
@@ -236,24 +284,20 @@ trainer::EpochMetrics train_epoch(Trainer& t, const Split& train, int epoch) {
   double loss_sum = 0;
   int64_t correct = 0, seen = 0, done = 0;
   for (auto& batch : *loader) {
-    torch::Tensor x = batch.data.to(t.device), y = batch.target.to(t.device);
-    torch::Tensor out = t.model.forward(x);
-    torch::Tensor loss = F::cross_entropy(out, y);
-    double l = loss.item<double>();
-    if (!std::isfinite(l)) {
+    StepResult r;
+    try {
+      r = trainer::run_with_oom_retry(
+          t.step_batch_size,
+          [&](int64_t batch_size) { return train_step(t, batch.data, batch.target, batch_size, epoch, done + 1); },
+          [] { torch::cuda::empty_cache(); });
+    } catch (...) {
       bar.finish();
-      throw std::runtime_error("the loss became " + std::to_string(l) + " at epoch " + std::to_string(epoch) +
-                               ", batch " + std::to_string(done + 1) +
-                               "; stopping (try a lower --lr than " + std::to_string(t.o.lr) + ")");
+      throw;
     }
-    t.optimizer->zero_grad();
-    loss.backward();
-    t.optimizer->step();
     t.scheduler->step();
-    int64_t n = x.size(0);
-    loss_sum += l * n;
-    correct += out.argmax(1).eq(y).sum().item<int64_t>();
-    seen += n;
+    loss_sum += r.loss_sum;
+    correct += r.correct;
+    seen += batch.data.size(0);
     bar.update(++done, seen, loss_sum / seen);
   }
   bar.finish();
@@ -319,7 +363,7 @@ int run_training(const Options& o, torch::Device device) {
   Split test = load_split(o, /*train=*/false);
   torch::manual_seed(o.seed);
   auto [train, val] = train_validation_split(all, o);
-  Trainer t{o, device, make_model(o.model), nullptr, nullptr};
+  Trainer t{o, device, make_model(o.model), nullptr, nullptr, o.batch_size};
   t.model.module->to(device);
   int64_t steps_per_epoch = train.size() / o.batch_size;
   if (steps_per_epoch < 1) throw std::runtime_error("--batch-size is larger than the training split");

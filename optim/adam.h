@@ -2,8 +2,12 @@
 // L2 weight decay added to the gradient, updating exactly as PyTorch's single-tensor Adam.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <tuple>
+#include <unordered_map>
+#include <vector>
 
 #include "ember/nn/arg.h"
 #include "ember/optim/optimizer.h"
@@ -90,6 +94,15 @@ void adam_step(Tensor& param, const Tensor& grad, AdamParamState& state, double 
 void adam_step_reference(Tensor& param, const Tensor& grad, AdamParamState& state, double lr,
                          const std::tuple<double, double>& betas, double eps, bool amsgrad,
                          double decoupled_decay, double l2);
+/// One Adam (l2) or AdamW (decoupled_decay) step over a parameter group: parameters
+/// without a gradient are skipped; CUDA parameters that qualify (optim/fused_step.h) go
+/// through the fused multi-tensor kernels (cuda/optim.h), a device and dtype at a time, the
+/// others through adam_step. `make_state` creates a parameter's state on its first step.
+void adam_group_step(std::vector<Tensor>& params,
+                     std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& state,
+                     const std::function<std::unique_ptr<AdamParamState>()>& make_state, double lr,
+                     const std::tuple<double, double>& betas, double eps, bool amsgrad, double decoupled_decay,
+                     double l2);
 }  // namespace detail
 
 }  // namespace ember::optim

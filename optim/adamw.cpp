@@ -1,4 +1,5 @@
-// AdamW's update: PyTorch's _single_tensor_adamw; the moment and parameter update is Adam's.
+// AdamW's update: PyTorch's _single_tensor_adamw; the moment and parameter update is Adam's
+// (detail::adam_group_step, which also takes CUDA parameters to the fused kernels).
 #include "ember/optim/adamw.h"
 
 #include "ember/autograd/grad_mode.h"
@@ -30,15 +31,11 @@ Tensor AdamW::step(LossClosure closure) {
   NoGradGuard no_grad;
   for (OptimizerParamGroup& group : param_groups_) {
     const auto& o = static_cast<const AdamWOptions&>(group.options());
-    for (Tensor& p : group.params()) {
-      if (!p.grad().defined()) continue;
-      auto& st = state_[p.unsafeGetTensorImpl()];
-      if (!st) st = std::make_unique<AdamWParamState>();
-      // Decoupled decay: shrink the parameter itself (PyTorch does this even when it is 0, a
-      // multiplication by 1 that changes nothing, so adam_step skips it then).
-      detail::adam_step(p, p.grad(), static_cast<AdamParamState&>(*st), o.lr(), o.betas(), o.eps(), o.amsgrad(),
-                        o.weight_decay(), 0.0);
-    }
+    // Decoupled decay: shrink the parameter itself (PyTorch does this even when it is 0, a
+    // multiplication by 1 that changes nothing, so the step skips it then).
+    detail::adam_group_step(
+        group.params(), state_, [] { return std::make_unique<AdamWParamState>(); }, o.lr(), o.betas(), o.eps(),
+        o.amsgrad(), o.weight_decay(), 0.0);
   }
   return loss;
 }

@@ -1,7 +1,17 @@
 // SGD's update: PyTorch's _single_tensor_sgd, operation for operation, so trajectories match.
+// Parameters on CUDA are stepped together, a device and dtype at a time, by the fused
+// multi-tensor kernel (cuda/optim.h) with the same arithmetic.
 #include "ember/optim/sgd.h"
 
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
 #include "ember/autograd/grad_mode.h"
+#include "ember/core/ops/creation.h"
+#include "ember/cuda/optim.h"
+#include "ember/optim/fused_step.h"
 
 namespace ember::optim {
 
@@ -51,6 +61,52 @@ void SGDParamState::set_named_tensor(const std::string& name, const Tensor& valu
   momentum_buffer(value);
 }
 
+namespace {
+
+/// Whether a parameter's SGD step can run in the fused CUDA kernels (its momentum buffer,
+/// if it has one, included).
+bool sgd_cuda_fusable(const Tensor& p, const OptimizerParamState* st, const SGDOptions& o) {
+  if (!detail::cuda_fusable(p, p.grad())) return false;
+  if (o.momentum() == 0 || st == nullptr) return true;
+  return detail::cuda_state_fits(static_cast<const SGDParamState*>(st)->momentum_buffer(), p);
+}
+
+/// The fused CUDA step of `params` (all sgd_cuda_fusable). The buffers a parameter's first
+/// momentum step needs are made (uninitialised: the kernel writes the gradient into them)
+/// before anything is updated, so a CUDA out-of-memory error leaves parameters and state as
+/// they were.
+void sgd_step_cuda(const std::vector<Tensor>& params,
+                   std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& state, const SGDOptions& o) {
+  const bool momentum = o.momentum() != 0;
+  std::vector<Tensor> grads, buffers;
+  std::vector<uint8_t> first_step;
+  std::vector<SGDParamState*> new_buffers;  // get theirs once the step is done
+  for (const Tensor& p : params) {
+    grads.push_back(p.grad().contiguous());
+    if (!momentum) continue;
+    auto& st = state[p.unsafeGetTensorImpl()];
+    if (!st) st = std::make_unique<SGDParamState>();
+    auto& s = static_cast<SGDParamState&>(*st);
+    const bool first = !s.momentum_buffer().defined();
+    buffers.push_back(first ? empty_like(p) : s.momentum_buffer());
+    first_step.push_back(first ? 1 : 0);
+    new_buffers.push_back(first ? &s : nullptr);
+  }
+  const cuda::SGDStepArgs args{o.lr(), o.momentum(), o.dampening(), o.weight_decay(), o.nesterov()};
+  for (const std::vector<size_t>& group : detail::group_by_device_and_dtype(params)) {
+    const std::vector<Tensor> ps = detail::pick(params, group);
+    const std::vector<Tensor> bufs = momentum ? detail::pick(buffers, group) : std::vector<Tensor>{};
+    cuda::sgd_step(ps, detail::pick(grads, group), bufs,
+                   momentum ? detail::pick(first_step, group) : std::vector<uint8_t>{}, args);
+    detail::bump_versions(ps);
+    detail::bump_versions(bufs);
+  }
+  for (size_t i = 0; i < new_buffers.size(); ++i)
+    if (new_buffers[i]) new_buffers[i]->momentum_buffer(buffers[i]);
+}
+
+}  // namespace
+
 SGD::SGD(std::vector<OptimizerParamGroup> param_groups, SGDOptions defaults)
     : Optimizer(std::move(param_groups), checked(defaults)) {}
 SGD::SGD(std::vector<Tensor> params, SGDOptions defaults) : Optimizer(std::move(params), checked(defaults)) {}
@@ -60,8 +116,14 @@ Tensor SGD::step(LossClosure closure) {
   NoGradGuard no_grad;
   for (OptimizerParamGroup& group : param_groups_) {
     const auto& o = static_cast<const SGDOptions&>(group.options());
+    std::vector<Tensor> on_cuda;  // stepped together by the fused kernels after the loop
     for (Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
+      auto st_it = state_.find(p.unsafeGetTensorImpl());
+      if (sgd_cuda_fusable(p, st_it == state_.end() ? nullptr : st_it->second.get(), o)) {
+        on_cuda.push_back(p);
+        continue;
+      }
       Tensor d_p = p.grad();
       if (o.weight_decay() != 0) d_p = d_p.add(p, o.weight_decay());
       if (o.momentum() != 0) {
@@ -77,6 +139,7 @@ Tensor SGD::step(LossClosure closure) {
       }
       p.add_(d_p, -o.lr());
     }
+    if (!on_cuda.empty()) sgd_step_cuda(on_cuda, state_, o);
   }
   return loss;
 }
