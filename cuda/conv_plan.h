@@ -21,13 +21,13 @@
 #include <limits>
 #include <mutex>
 #include <optional>
-#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "ember/core/array_ref.h"
 #include "ember/core/dtype.h"
 #include "ember/core/error.h"
+#include "ember/core/out_of_memory_error.h"
 
 namespace ember::cuda {
 
@@ -241,12 +241,6 @@ inline std::vector<size_t> benchmark_workspace_sizes(const std::vector<AlgoPerf>
   return sizes;
 }
 
-/// Whether an ember::Error is the caching allocator's out-of-memory report (cuda/block_pool.cpp
-/// words it as PyTorch does: "CUDA out of memory. Tried to allocate ...").
-inline bool is_out_of_memory(const Error& e) {
-  return std::string_view(e.what()).starts_with("CUDA out of memory");
-}
-
 /// The first choice whose workspace can be had: `reserve(choice)` allocates it (returning
 /// normally) or raises the allocator's error. An out-of-memory error moves on to the next
 /// choice that needs less workspace than the one that failed (PyTorch's fallback: a slower
@@ -262,8 +256,7 @@ size_t reserve_first_fitting(const std::vector<AlgoChoice>& choices, Reserve&& r
     try {
       reserve(choices[i]);
       return i;
-    } catch (const Error& e) {
-      if (!is_out_of_memory(e)) throw;
+    } catch (const OutOfMemoryError&) {  // the caching allocator's; any other error propagates
       failed = choices[i].workspace;
       out_of_memory = std::current_exception();
     }

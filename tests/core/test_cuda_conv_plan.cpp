@@ -234,8 +234,6 @@ TEST_CASE("cuda conv plan: which algorithms may run") {
 
 TEST_CASE("cuda conv plan: a workspace that cannot be had falls back to an algorithm needing less") {
   const std::string oom = out_of_memory_message(0, 1 << 30, {1 << 20, 80ull << 30}, 0, 0);
-  CHECK(is_out_of_memory(Error(oom)));
-  CHECK_FALSE(is_out_of_memory(Error("CUDA error: an illegal memory access was encountered")));
 
   const std::vector<AlgoChoice> choices = {{7, ConvMath::kDefault, 1000},
                                            {5, ConvMath::kDefault, 2000},  // more than the first: skipped
@@ -244,7 +242,7 @@ TEST_CASE("cuda conv plan: a workspace that cannot be had falls back to an algor
   auto with_budget = [&](size_t budget, std::vector<int>* tried) {
     return reserve_first_fitting(choices, [&](const AlgoChoice& c) {
       tried->push_back(c.algo);
-      if (c.workspace > budget) throw Error(oom);
+      if (c.workspace > budget) throw OutOfMemoryError(oom);
     });
   };
   std::vector<int> tried;
@@ -257,8 +255,18 @@ TEST_CASE("cuda conv plan: a workspace that cannot be had falls back to an algor
   CHECK(with_budget(0, &tried) == 3);
   CHECK(tried == std::vector<int>{7, 4, 1});
 
+  // Any other error stops the search at once.
+  tried.clear();
+  test::check_error([&] {
+    reserve_first_fitting(choices, [&](const AlgoChoice& c) {
+      tried.push_back(c.algo);
+      throw Error("CUDA error: an illegal memory access was encountered");
+    });
+  }, "illegal memory access");
+  CHECK(tried == std::vector<int>{7});
+
   // Out of memory to the end: the allocator's error comes through.
-  test::check_error([&] { reserve_first_fitting(choices, [&](const AlgoChoice&) { throw Error(oom); }); },
+  test::check_error([&] { reserve_first_fitting(choices, [&](const AlgoChoice&) { throw OutOfMemoryError(oom); }); },
                     "CUDA out of memory");
   // Any other error is not a reason to try another algorithm.
   int calls = 0;
