@@ -69,8 +69,8 @@ Handle* acquire(int device) {
   }
   auto h = std::make_unique<Handle>();
   EMBER_CUBLAS_CHECK(cublasCreate(&h->handle));
-  // CUBLAS_DEFAULT_MATH with CUBLAS_COMPUTE_32F keeps float32 products in full float32 (no
-  // TF32), PyTorch's default; ember::backends::cuda::matmul::allow_tf32 would switch here.
+  // CUBLAS_DEFAULT_MATH: each product's compute type decides TF32 (cuda/gemm.cpp asks for
+  // CUBLAS_COMPUTE_32F_FAST_TF32 only when ember::backends::cuda::matmul::allow_tf32 is set).
   EMBER_CUBLAS_CHECK(cublasSetMathMode(h->handle, CUBLAS_DEFAULT_MATH));
   return h.release();
 }

@@ -120,6 +120,11 @@ void arg_reduce(bool, const Tensor&, const Tensor*, const Tensor&, uint64_t) { n
 void scan(ScanFn, const Tensor&, const Tensor&, int64_t, bool) { no_cuda(); }
 void sort(const Tensor&, const Tensor&, const Tensor&, int64_t, bool) { no_cuda(); }
 
+// ---- gemm.h (gemm.cpp): the cuBLASLt bias epilogue ----
+bool try_gemm_bias(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&) {
+  no_cuda();
+}
+
 // ---- optim.h (optim.cu) ----
 void sgd_step(const std::vector<Tensor>&, const std::vector<Tensor>&, const std::vector<Tensor>&,
               const std::vector<uint8_t>&, const SGDStepArgs&) {

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The GPU check: one command that checks everything CUDA in ember on a machine with an NVIDIA
 # GPU and no network. It configures and builds ember with CUDA (sm_90), runs the whole ctest
-# suite, runs the CUDA tests under compute-sanitizer's memcheck, runs the CUDA benchmarks (and
-# PyTorch's side of them when python3 has torch), and writes one report file with a summary
-# on top. Every stage has a time limit, so the whole fits in 8 minutes on an H200 with 16
-# cores; a stage that fails is recorded and the next one still runs (without a build, there
-# is nothing to test). Without a GPU it still builds and runs the CPU tests and says which
-# CUDA stages it skipped. See scripts/GPU_CHECK.md.
+# suite, runs the CUDA benchmarks (and PyTorch's side of them when python3 has torch, each
+# workload printed next to PyTorch's with the ratio and the copy bandwidth it is held
+# against), trains the Fashion-MNIST example for one epoch on the GPU (and on the CPU beside
+# it, to compare accuracies), runs the CUDA tests under compute-sanitizer's memcheck, and
+# writes one report file with a summary on top. Every stage has a time limit, so the whole
+# fits in 9 minutes on an H200 with 16 cores; a stage that fails is recorded and the next one
+# still runs (without a build, there is nothing to test). Without a GPU it still builds and
+# runs the CPU tests and says which CUDA stages it skipped. See README.md, "The GPU check".
 #
 # Usage: scripts/gpu_check.sh [options]
 #   --deps DIR        build dependencies from scripts/prepare_gpu_deps.sh (default:
@@ -15,14 +17,17 @@
 #   --report FILE     default $OUT/gpu_check_report.txt when OUT is set, else
 #                     <build-dir>/gpu_check_report.txt
 #   -j N              build jobs (default: the number of cores)
-#   --budget S        seconds for the whole check (default 470)
-#   --examples        also build the examples (their smoke test needs the dataset package)
+#   --budget S        seconds for the whole check (default 540)
+#   --examples        also run the examples' smoke test in ctest (the examples are always
+#                     built: the trainer stage runs examples/fashion_mnist)
+# The trainer stage reads Fashion-MNIST from $FASHION_MNIST_DIR, /usr/share/datasets/fashion-mnist
+# or <deps>/usr/share/datasets/fashion-mnist (scripts/prepare_gpu_deps.sh puts it there).
 # Exit status: 0 when every stage that ran passed, 1 otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 repo=$(pwd)
 
-deps="" build_dir=build-gpu report="" jobs=$(nproc) budget=470 examples=OFF
+deps="" build_dir=build-gpu report="" jobs=$(nproc) budget=540 examples_smoke=0
 while [ $# -gt 0 ]; do
   case $1 in
     --deps) deps=$2; shift 2 ;;
@@ -31,7 +36,7 @@ while [ $# -gt 0 ]; do
     -j) jobs=$2; shift 2 ;;
     -j*) jobs=${1#-j}; shift ;;
     --budget) budget=$2; shift 2 ;;
-    --examples) examples=ON; shift ;;
+    --examples) examples_smoke=1; shift ;;
     -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu_check: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -107,10 +112,10 @@ attach_log() {  # attach_log FILE [LINES]
 }
 
 # Seconds a stage may run: at most MAX, and never into the KEEP seconds kept for later stages.
-# Both are sized for the default budget of 470 s on an H200 with 16 cores and scale with
+# Both are sized for the default budget of 540 s on an H200 with 16 cores and scale with
 # --budget (a slower machine gets a larger budget and every stage more time).
 stage_limit() {  # stage_limit MAX KEEP
-  local max=$(($1 * budget / 470)) keep=$(($2 * budget / 470)) left
+  local max=$(($1 * budget / 540)) keep=$(($2 * budget / 540)) left
   left=$((deadline - $(date +%s) - keep))
   [ "$left" -lt "$max" ] && echo "$left" || echo "$max"
 }
@@ -291,7 +296,7 @@ fi
 # ---- stage 2: configure -----------------------------------------------------------------
 prefix_path=$(IFS=';'; echo "${deps:+$deps/usr;}${extra_prefixes[*]}")
 cmake_args=(-S "$repo" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
-  -DEMBER_CUDA_ARCHS=90 -DEMBER_BUILD_BENCH=ON "-DEMBER_BUILD_EXAMPLES=$examples" -DEMBER_BUILD_TESTS=ON
+  -DEMBER_CUDA_ARCHS=90 -DEMBER_BUILD_BENCH=ON -DEMBER_BUILD_EXAMPLES=ON -DEMBER_BUILD_TESTS=ON
   "-DCMAKE_PREFIX_PATH=$prefix_path")
 if [ -n "$nvcc" ]; then
   cmake_args+=(-DEMBER_CUDA=ON "-DCMAKE_CUDA_COMPILER=$nvcc")
@@ -302,7 +307,7 @@ section "configure"
 echo "\$ cmake ${cmake_args[*]}" >> "$details"
 configured=0
 say "configure (CUDA $([ -n "$nvcc" ] && echo "on, sm_90" || echo "off: no nvcc"))"
-run_logged "$(stage_limit 120 300)" "$logs/configure.log" cmake "${cmake_args[@]}"
+run_logged "$(stage_limit 120 360)" "$logs/configure.log" cmake "${cmake_args[@]}"
 attach_log "$logs/configure.log" 60
 if [ $run_rc = 0 ]; then
   configured=1
@@ -314,14 +319,15 @@ else
   record configure "$([ $run_rc = 124 ] && echo TIMEOUT || echo FAIL)" "$run_secs" "rc $run_rc (see details)"
 fi
 
-# ---- stages 3-4: build: the CUDA targets first, so that a slow or broken build elsewhere
-# still leaves the CUDA tests and benchmarks to run; then everything (-k 0: all that can) ----
+# ---- stages 3-4: build: the CUDA targets first (and the trainer), so that a slow or broken
+# build elsewhere still leaves the CUDA tests, benchmarks and trainer to run; then everything
+# (-k 0: all that can) ----
 warnings_in() { grep -c -E 'warning[: #]' "$1" 2>/dev/null || true; }
 errors_in() { grep -c -E '(error|Error)[: ]' "$1" 2>/dev/null || true; }
 build_stage() {  # build_stage NAME LOG MAX_SECONDS targets...
   local name=$1 log=$2 max=$3 limit status
   shift 3
-  limit=$(stage_limit "$max" 150)
+  limit=$(stage_limit "$max" 210)
   section "$name"
   if [ "$limit" -lt 20 ]; then
     record "$name" skip 0 "no time left"
@@ -342,7 +348,7 @@ build_stage() {  # build_stage NAME LOG MAX_SECONDS targets...
 if [ $configured = 1 ]; then
   if [ -n "$nvcc" ]; then
     cuda_targets=()
-    for t in ember ember_cuda_tests bench_cuda; do
+    for t in ember ember_cuda_tests bench_cuda fashion_mnist; do
       ninja -C "$build_dir" -t query "$t" >/dev/null 2>&1 && cuda_targets+=("$t")
     done
     build_stage "build (CUDA targets)" "$logs/build_cuda.log" 330 "${cuda_targets[@]}"
@@ -370,11 +376,15 @@ count_tests() {  # count_tests LOG REGEX_ON_NAME -> "passed failed skipped total
     END { printf "%d %d %d %d\n", passed, failed, skipped, total }' "$1"
 }
 if [ -x "$build_dir/tests/ember_tests" ] || [ -x "$cuda_test_bin" ]; then
-  limit=$(stage_limit 150 90)
+  limit=$(stage_limit 150 200)
   section "ctest (all)"
-  say "ctest: the whole suite, -j8 (limit ${limit}s)"
+  # The examples' smoke test trains on the CPU for minutes when the data is there: only with --examples.
+  exclude=()
+  [ $examples_smoke = 1 ] || exclude=(-E '^examples[.]')
+  say "ctest: the whole suite, -j8 ${exclude[*]} (limit ${limit}s)"
   # OMP_NUM_THREADS: eight test processes at once share the cores.
-  OMP_NUM_THREADS=2 run_logged "$limit" "$logs/ctest.log" ctest --test-dir "$build_dir" --output-on-failure -j8 --timeout $((120 * budget / 470))
+  OMP_NUM_THREADS=2 run_logged "$limit" "$logs/ctest.log" ctest --test-dir "$build_dir" --output-on-failure -j8 \
+    --timeout $((120 * budget / 540)) "${exclude[@]}"
   attach_log "$logs/ctest.log" 200
   read -r p f s n <<< "$(count_tests "$logs/ctest.log" '.')"
   read -r cp cf cs cn <<< "$(count_tests "$logs/ctest.log" '^cuda[.]')"
@@ -392,7 +402,121 @@ else
   record "ctest (all)" skip 0 "no test binary was built"
 fi
 
-# ---- stage 6: the CUDA tests under compute-sanitizer memcheck ----------------------------
+# ---- stage 6: the CUDA benchmarks --------------------------------------------------------
+section "CUDA benchmarks (bench/bench_cuda)"
+bench_json=$build_dir/bench_cuda.json
+rm -f "$bench_json"
+if [ ! -x "$bench_bin" ]; then
+  record "bench (ember)" skip 0 "bench_cuda was not built$([ -n "$nvcc" ] || echo ' (no CUDA)')"
+elif [ $have_gpu = 0 ]; then
+  record "bench (ember)" skip 0 "no GPU"
+else
+  limit=$(stage_limit 120 90)
+  say "bench_cuda (limit ${limit}s)"
+  run_logged "$limit" "$logs/bench.log" "$bench_bin" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_min_time=0.2 "--benchmark_out=$bench_json" --benchmark_out_format=json
+  attach_log "$logs/bench.log" 80
+  errors=$(grep 'ERROR OCCURRED' "$logs/bench.log" | awk '{print $1}' | sort -u | wc -l)
+  case $run_rc in 0) status=ok ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac
+  [ "$errors" -gt 0 ] && status=FAIL
+  record "bench (ember)" "$status" "$run_secs" "$errors benchmarks with errors; table below"
+fi
+
+# ---- stage 7: the same workloads in PyTorch, side by side ---------------------------------
+section "CUDA benchmarks: ember and PyTorch"
+if [ $have_gpu = 0 ] || [ -z "$py" ]; then
+  record "bench (PyTorch)" skip 0 "$([ $have_gpu = 0 ] && echo 'no GPU' || echo 'no python3')"
+else
+  limit=$(stage_limit 90 45)
+  if [ "$limit" -lt 20 ]; then
+    record "bench (PyTorch)" skip 0 "no time left"
+  else
+    say "PyTorch's side (limit ${limit}s)"
+    ember_json_arg=()
+    [ -f "$bench_json" ] && ember_json_arg=(--ember-json "$bench_json")
+    LD_LIBRARY_PATH=$orig_ld_library_path PYTHONUNBUFFERED=1 run_logged "$limit" "$logs/bench_torch.log" \
+      "$py" scripts/gpu_bench_torch.py "${ember_json_arg[@]}" --json "$build_dir/bench_torch.json"
+    cat "$logs/bench_torch.log" >> "$details"
+    case $run_rc in 0) status=ok ;; 77) status=skip ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac
+    record "bench (PyTorch)" "$status" "$run_secs" "$(grep -m1 '^ember: ' "$logs/bench_torch.log" | sed 's/^ember: bench\/bench_cuda; //')"
+    # The table goes into the summary too.
+    bench_table=$(sed -n '/^CUDA benchmarks: /,$p' "$logs/bench_torch.log")
+  fi
+fi
+
+# ---- stages 8-9: the Fashion-MNIST trainer, one epoch on the GPU, then on the CPU ------------
+# The whole example program (data loading, the CNN, AdamW with its one-cycle schedule,
+# evaluation, checkpoints) with --device cuda; then the same epoch (same seed, so the same
+# initial weights, split and batch order) with --device cpu, and the two test accuracies side
+# by side: they must agree within 2 points (dropout masks and summation orders differ between
+# the devices, so not to the digit). The GPU machine has no network and no dataset package:
+# scripts/prepare_gpu_deps.sh unpacks the package into the deps folder, which travels with it.
+find_fashion_mnist() {
+  local d
+  for d in ${FASHION_MNIST_DIR:+"$FASHION_MNIST_DIR"} /usr/share/datasets/fashion-mnist \
+    ${deps:+"$deps/usr/share/datasets/fashion-mnist"}; do
+    if compgen -G "$d/train-images-idx3-ubyte*" >/dev/null && compgen -G "$d/t10k-labels-idx1-ubyte*" >/dev/null; then
+      echo "$d"
+      return 0
+    fi
+  done
+  return 1
+}
+trainer_bin=$build_dir/examples/fashion_mnist
+test_accuracy() { sed -n 's/^test accuracy \([0-9.]*\)%.*/\1/p' "$1" | tail -n 1; }
+epoch_seconds() { sed -n 's/^epoch 1\/1 .*| \([0-9.]*\) s$/\1/p' "$1" | tail -n 1; }
+trainer_run() {  # trainer_run DEVICE LIMIT: runs one epoch, appends its log to the details
+  local device=$1 limit=$2 log=$logs/trainer_$1.log
+  local args=(--epochs 1 --data-dir "$fmnist_dir" --workers 2 --seed 0 --device "$device" --out-dir "$build_dir/trainer-$device")
+  echo "\$ examples/fashion_mnist ${args[*]}" >> "$details"
+  say "trainer, 1 epoch, --device $device (limit ${limit}s)"
+  run_logged "$limit" "$log" "$trainer_bin" "${args[@]}"
+  tail -n 40 "$log" >> "$details"
+}
+section "Fashion-MNIST trainer, 1 epoch on the GPU and on the CPU"
+fmnist_dir=$(find_fashion_mnist || true)
+if [ ! -x "$trainer_bin" ]; then
+  record "trainer (GPU, 1 epoch)" skip 0 "examples/fashion_mnist was not built"
+elif [ $have_gpu = 0 ]; then
+  record "trainer (GPU, 1 epoch)" skip 0 "no GPU"
+elif [ -z "$fmnist_dir" ]; then
+  msg="no Fashion-MNIST data (looked in \$FASHION_MNIST_DIR, /usr/share/datasets/fashion-mnist and <deps>/usr/share/datasets/fashion-mnist; scripts/prepare_gpu_deps.sh puts it in the deps folder)"
+  echo "$msg" >> "$details"
+  record "trainer (GPU, 1 epoch)" skip 0 "$msg"
+else
+  limit=$(stage_limit 90 20)
+  if [ "$limit" -lt 20 ]; then
+    record "trainer (GPU, 1 epoch)" skip 0 "no time left"
+  else
+    trainer_run cuda "$limit"
+    cuda_acc=$(test_accuracy "$logs/trainer_cuda.log")
+    case $run_rc in 0) status=ok ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac
+    [ $status = ok ] && [ -z "$cuda_acc" ] && status=FAIL
+    record "trainer (GPU, 1 epoch)" "$status" "$run_secs" \
+      "test accuracy ${cuda_acc:-?}%, epoch $(epoch_seconds "$logs/trainer_cuda.log" || true) s; data $fmnist_dir; rc $run_rc"
+    limit=$(stage_limit 60 20)
+    if [ -z "$cuda_acc" ]; then
+      record "trainer (CPU, 1 epoch)" skip 0 "the GPU run gave no accuracy to compare with"
+    elif [ "$limit" -lt 30 ]; then
+      record "trainer (CPU, 1 epoch)" skip 0 "no time left"
+    else
+      trainer_run cpu "$limit"
+      cpu_acc=$(test_accuracy "$logs/trainer_cpu.log")
+      case $run_rc in 0) status=ok ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac
+      note="test accuracy ${cpu_acc:-?}%, epoch $(epoch_seconds "$logs/trainer_cpu.log" || true) s"
+      if [ -n "$cpu_acc" ]; then
+        diff=$(awk -v a="$cuda_acc" -v b="$cpu_acc" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.2f", d }')
+        note="$note; GPU - CPU: $diff points (at most 2)"
+        awk -v d="$diff" 'BEGIN { exit !(d > 2) }' && status=FAIL
+      else
+        [ $status = ok ] && status=FAIL
+      fi
+      record "trainer (CPU, 1 epoch)" "$status" "$run_secs" "$note"
+    fi
+  fi
+fi
+
+# ---- stage 10: the CUDA tests under compute-sanitizer memcheck (last: it takes what is left) --
 # The doctest binary runs every CUDA case in one process; memcheck reports bad device memory
 # accesses and CUDA API errors. EMBER_NO_ALLOCATOR_CACHE=1 asks the allocators not to cache,
 # so an access past a tensor's end cannot land in a cached neighbour unnoticed.
@@ -404,7 +528,7 @@ elif [ $have_gpu = 0 ]; then
   cat "$logs/cuda_tests.log" >> "$details"
   record "memcheck (CUDA tests)" skip 0 "no GPU: $(sed -n 's/.*test cases passing the current filters: \([0-9]*\).*/\1/p' "$logs/cuda_tests.log" | head -n 1) CUDA test cases skipped"
 else
-  limit=$(stage_limit 180 60)
+  limit=$(stage_limit 180 0)
   if [ -n "$sanitizer" ]; then
     cmd=("$sanitizer" --tool memcheck --error-exitcode 86 --print-limit 30 "$cuda_test_bin" --duration=true)
     name="memcheck (CUDA tests)"
@@ -421,48 +545,6 @@ else
   case $run_rc in 0) status=ok ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac  # 86: memcheck found errors
   grep -q 'Device not supported' "$logs/memcheck.log" && san_line="compute-sanitizer does not support this device"
   record "$name" "$status" "$run_secs" "${doctest_line:-no doctest summary}${san_line:+; $san_line}; rc $run_rc"
-fi
-
-# ---- stage 7: the CUDA benchmarks --------------------------------------------------------
-section "CUDA benchmarks (bench/bench_cuda)"
-bench_json=$build_dir/bench_cuda.json
-rm -f "$bench_json"
-if [ ! -x "$bench_bin" ]; then
-  record "bench (ember)" skip 0 "bench_cuda was not built$([ -n "$nvcc" ] || echo ' (no CUDA)')"
-elif [ $have_gpu = 0 ]; then
-  record "bench (ember)" skip 0 "no GPU"
-else
-  limit=$(stage_limit 100 40)
-  say "bench_cuda (limit ${limit}s)"
-  run_logged "$limit" "$logs/bench.log" "$bench_bin" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
-    --benchmark_min_time=0.2 "--benchmark_out=$bench_json" --benchmark_out_format=json
-  attach_log "$logs/bench.log" 80
-  errors=$(grep 'ERROR OCCURRED' "$logs/bench.log" | awk '{print $1}' | sort -u | wc -l)
-  case $run_rc in 0) status=ok ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac
-  [ "$errors" -gt 0 ] && status=FAIL
-  record "bench (ember)" "$status" "$run_secs" "$errors benchmarks with errors; table below"
-fi
-
-# ---- stage 8: the same workloads in PyTorch, side by side ---------------------------------
-section "CUDA benchmarks: ember and PyTorch"
-if [ $have_gpu = 0 ] || [ -z "$py" ]; then
-  record "bench (PyTorch)" skip 0 "$([ $have_gpu = 0 ] && echo 'no GPU' || echo 'no python3')"
-else
-  limit=$(stage_limit 60 0)
-  if [ "$limit" -lt 20 ]; then
-    record "bench (PyTorch)" skip 0 "no time left"
-  else
-    say "PyTorch's side (limit ${limit}s)"
-    ember_json_arg=()
-    [ -f "$bench_json" ] && ember_json_arg=(--ember-json "$bench_json")
-    LD_LIBRARY_PATH=$orig_ld_library_path PYTHONUNBUFFERED=1 run_logged "$limit" "$logs/bench_torch.log" \
-      "$py" scripts/gpu_bench_torch.py "${ember_json_arg[@]}" --json "$build_dir/bench_torch.json"
-    cat "$logs/bench_torch.log" >> "$details"
-    case $run_rc in 0) status=ok ;; 77) status=skip ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac
-    record "bench (PyTorch)" "$status" "$run_secs" "$(grep -m1 '^ember: ' "$logs/bench_torch.log" | sed 's/^ember: bench\/bench_cuda; //')"
-    # The table goes into the summary too.
-    bench_table=$(sed -n '/^CUDA benchmarks, 256M/,$p' "$logs/bench_torch.log")
-  fi
 fi
 
 write_report

@@ -3,6 +3,8 @@
 # scripts/gpu_check.sh points CMake at on a GPU machine with no network and no Debian -dev
 # packages: the .deb files of Eigen, doctest, Google Benchmark and zlib, unpacked with
 # `dpkg -x` (nothing is installed). CMake finds them with -DCMAKE_PREFIX_PATH=<folder>/usr.
+# It also unpacks the Fashion-MNIST dataset package (30 MB of gzip'd IDX files, in
+# <folder>/usr/share/datasets/fashion-mnist), which gpu_check.sh's trainer stage reads.
 #
 # Usage: scripts/prepare_gpu_deps.sh [folder]     (default: shared/gpu-deps in the repository)
 #
@@ -17,10 +19,11 @@
 #   ZLIB     -> zlib1g-dev + zlib1g: the headers, and libz.so's target to link against (the
 #               program then loads the GPU machine's own libz.so.1)
 # Not here: OpenMP (comes with g++), CUDAToolkit (the GPU machine's /usr/local/cuda), Threads.
+# And not for the build: dataset-fashion-mnist -> the data of examples/fashion_mnist.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(libeigen3-dev doctest-dev libbenchmark-dev libbenchmark1debian zlib1g-dev zlib1g)
+packages=(libeigen3-dev doctest-dev libbenchmark-dev libbenchmark1debian zlib1g-dev zlib1g dataset-fashion-mnist)
 dest=${1:-shared/gpu-deps}
 max_mb=64
 
@@ -123,6 +126,13 @@ for var in Eigen3_DIR doctest_DIR benchmark_DIR ZLIB_INCLUDE_DIR ZLIB_LIBRARY_RE
     *) echo "prepare_gpu_deps: $var=$found is not in the folder" >&2; exit 1 ;;
   esac
 done
+
+# The trainer's data: the four IDX files, where gpu_check.sh looks for them.
+for f in train-images-idx3-ubyte train-labels-idx1-ubyte t10k-images-idx3-ubyte t10k-labels-idx1-ubyte; do
+  compgen -G "$dest/usr/share/datasets/fashion-mnist/$f*" >/dev/null ||
+    { echo "prepare_gpu_deps: Fashion-MNIST's $f is not in usr/share/datasets/fashion-mnist" >&2; exit 1; }
+done
+echo "  Fashion-MNIST: usr/share/datasets/fashion-mnist"
 
 size_kb=$(du -sk "$dest" | cut -f1)
 echo "prepare_gpu_deps: $dest holds $((size_kb / 1024)) MB ($size_kb KB):"

@@ -103,7 +103,11 @@ struct Addmm final : Op {
   Addmm(Scalar b, Scalar a) : beta(b), alpha(a) {}
   const char* name() const override { return "addmm"; }
   void cpu(const TensorList& in, TensorList& out) const override { add_product(in, out[0], beta, alpha); }
-  void cuda(const TensorList& in, TensorList& out) const override { add_product(in, out[0], beta, alpha); }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    // linear's bias row with beta == 1 is added in the product's epilogue (cuBLASLt), when it can be.
+    if (cuda::try_gemm_bias(out[0], in[1], in[2], in[0], beta, alpha)) return;
+    add_product(in, out[0], beta, alpha);
+  }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     return add_product_backward(
         s, g[0], beta, alpha, [](const Tensor& x, const Tensor& y) { return x.mm(y); },

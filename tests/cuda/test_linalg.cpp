@@ -2,7 +2,10 @@
 // mv, dot, outer, matmul's shape rules and einsum, in every float dtype, with transposed,
 // sliced, expanded and broadcast-batch operands; empty and k == 0 products; gradients;
 // non-default streams and other threads; and PyTorch's errors (integer dtypes have no CUDA
-// product, shape mismatches say the same as on the CPU).
+// product, shape mismatches say the same as on the CPU). Then linear's bias fused through
+// cuBLASLt's epilogue (float32, float16, bfloat16; transposed and misaligned operands; the
+// cases that must not fuse), and ember::backends::cuda::matmul::allow_tf32 on and off.
+#include <cmath>
 #include <string>
 #include <thread>
 
@@ -290,6 +293,109 @@ TEST_CASE("cuda products on a pool stream and on other threads") {
     worker.join();
     CHECK(allclose(got, want, 1e-4, 1e-4));
   }
+}
+
+TEST_CASE("cuda linear: the bias fused into the product (cuBLASLt epilogue), forward and gradients") {
+  for (ScalarType t : {kFloat, kHalf, kBFloat16}) {
+    INFO("dtype " << t);
+    const Tol tol = product_tol(t);
+    auto linear = [](const TensorList& x) { return nn::functional::linear(x[0], x[1], x[2]); };
+    // linear's own layout: x [m, k], weight [n, k] (read transposed), bias [n].
+    check_parity(linear, {input({8, 16}, t), input({12, 16}, t), input({12}, t)}, tol);
+    check_parity(linear, {input({65, 33}, t), input({17, 33}, t), input({17}, t)}, tol);  // odd sizes
+    check_parity(linear, {input({300, 256}, t), input({129, 256}, t), input({129}, t)}, tol);
+    check_grad_parity(linear, {input({8, 16}, t), input({12, 16}, t), input({12}, t)}, tol);
+    check_grad_parity(linear, {input({33, 7}, t), input({5, 7}, t), input({5}, t)}, tol);
+    // A weight stored transposed ([k, n] in memory): linear's w.t() is then row-major.
+    check_parity([](const TensorList& x) { return nn::functional::linear(x[0], x[1].t(), x[2]); },
+                 {input({9, 16}, t), input({16, 12}, t), input({12}, t)}, tol);
+    check_grad_parity([](const TensorList& x) { return nn::functional::linear(x[0], x[1].t(), x[2]); },
+                      {input({9, 16}, t), input({16, 12}, t), input({12}, t)}, tol);
+    // Operands that start off the allocator's alignment (a column slice: 2 or 4 bytes in) and a
+    // transposed input; a strided bias (made contiguous); a [1, n] bias; another alpha.
+    check_parity([](const TensorList& x) { return nn::functional::linear(x[0].slice(1, 1, 14), x[1], x[2]); },
+                 {input({10, 15}, t), input({6, 13}, t), input({6}, t)}, tol);
+    check_parity([](const TensorList& x) { return x[2].slice(0, 1, 19, 3).addmm(x[0].t(), x[1].t()); },
+                 {input({11, 10}, t), input({6, 11}, t), input({19}, t)}, tol);
+    check_parity([](const TensorList& x) { return x[2].addmm(x[0], x[1], 1, -0.5); },
+                 {input({10, 11}, t), input({11, 6}, t), input({1, 6}, t)}, tol);
+    // Cases the epilogue must leave alone, computed the unfused way: beta != 1, a full self, a
+    // column, one input row, one output column.
+    check_parity([](const TensorList& x) { return x[2].addmm(x[0], x[1], 0.5, 1); },
+                 {input({10, 11}, t), input({11, 6}, t), input({6}, t)}, tol);
+    check_parity([](const TensorList& x) { return x[2].addmm(x[0], x[1]); },
+                 {input({10, 11}, t), input({11, 6}, t), input({10, 6}, t)}, tol);
+    check_parity([](const TensorList& x) { return x[2].addmm(x[0], x[1]); },
+                 {input({10, 11}, t), input({11, 6}, t), input({10, 1}, t)}, tol);
+    check_parity(linear, {input({1, 16}, t), input({12, 16}, t), input({12}, t)}, tol);
+    check_parity(linear, {input({8, 16}, t), input({1, 16}, t), input({1}, t)}, tol);
+    // A batched input: linear goes through matmul and a broadcast add.
+    check_grad_parity(linear, {input({2, 3, 16}, t), input({12, 16}, t), input({12}, t)}, tol);
+  }
+  // float64 keeps the cuBLAS path.
+  check_grad_parity([](const TensorList& x) { return nn::functional::linear(x[0], x[1], x[2]); },
+                    {input({8, 16}, kDouble), input({12, 16}, kDouble), input({12}, kDouble)},
+                    product_tol(kDouble));
+}
+
+namespace {
+
+/// Sets ember::backends::cuda::matmul::allow_tf32 for a scope, and puts back what it was.
+struct AllowTF32 {
+  bool before;
+  explicit AllowTF32(bool on) : before(backends::cuda::matmul::allow_tf32) { backends::cuda::matmul::allow_tf32 = on; }
+  ~AllowTF32() { backends::cuda::matmul::allow_tf32 = before; }
+  AllowTF32(const AllowTF32&) = delete;
+  AllowTF32& operator=(const AllowTF32&) = delete;
+};
+
+/// TF32 keeps 10 of float32's 23 mantissa bits: each product term is off by up to ~2^-10 of
+/// its size, and k terms of random sign add up to about sqrt(k) of that (PyTorch's TF32
+/// tests use a similar scale).
+Tol tf32_tol(int64_t k) { return {2e-3 * std::sqrt(static_cast<double>(k)), 1e-2}; }
+
+/// A float32 product whose exact result TF32 cannot give: every element of a is 1 + 2^-15,
+/// which float32 holds and TF32 rounds to 1; b is ones. With k = 64 every partial sum is
+/// exact in float32, so out = 64 + 2^-9 exactly in float32 and 64 exactly with TF32.
+Tensor tf32_probe(bool bias) {
+  const auto opts = TensorOptions().device(cuda_device());
+  Tensor a = full({512, 64}, 1.0 + std::ldexp(1.0, -15), opts), b = ones({64, 512}, opts);
+  return bias ? zeros({512}, opts).addmm(a, b) : a.mm(b);
+}
+
+}  // namespace
+
+TEST_CASE("cuda matmul TF32: off by default (full float32), on when allowed, float32 only") {
+  CHECK(!backends::cuda::matmul::allow_tf32);  // PyTorch's default
+  const double exact = 64 + std::ldexp(1.0, -9);
+  for (bool bias : {false, true}) {
+    INFO((bias ? "addmm with a bias row (cuBLASLt)" : "mm (cuBLAS)"));
+    {
+      AllowTF32 off(false);
+      Tensor out = tf32_probe(bias).cpu();
+      CHECK(out.min().item<double>() == exact);
+      CHECK(out.max().item<double>() == exact);
+    }
+    {
+      // cuBLAS may use TF32 then, and for a product this size on tensor-core GPUs it does.
+      AllowTF32 on(true);
+      Tensor out = tf32_probe(bias).cpu();
+      CHECK(out.max().item<double>() == 64);
+    }
+  }
+  // Against the CPU (which has no TF32) within TF32's error, for mm, bmm, linear and matmul.
+  AllowTF32 on(true);
+  const Tol tol = tf32_tol(1024);
+  check_parity([](const TensorList& x) { return x[0].mm(x[1]); }, {input({200, 1024}, kFloat), input({1024, 96}, kFloat)},
+               tol);
+  check_parity([](const TensorList& x) { return x[0].bmm(x[1].transpose(1, 2)); },
+               {input({3, 40, 1024}, kFloat), input({3, 50, 1024}, kFloat)}, tol);
+  check_grad_parity([](const TensorList& x) { return nn::functional::linear(x[0], x[1], x[2]); },
+                    {input({64, 1024}, kFloat), input({128, 1024}, kFloat), input({128}, kFloat)}, tol);
+  // float16, bfloat16 and float64 ignore the switch: their usual tolerances hold.
+  for (ScalarType t : {kHalf, kBFloat16, kDouble})
+    check_parity([](const TensorList& x) { return x[0].mm(x[1]); }, {input({17, 33}, t), input({33, 9}, t)},
+                 product_tol(t));
 }
 
 TEST_CASE("cuda linalg errors: integer dtypes have no CUDA product; shape errors as on the CPU") {
