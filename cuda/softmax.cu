@@ -1,0 +1,393 @@
+// CUDA softmax / log_softmax and their input gradients (cuda/softmax.h), in the three launch
+// shapes of cuda/softmax_plan.h. Values are computed in opmath_t (float for float16 and
+// bfloat16) with the CPU's formulas (core/ops/softmax.cpp):
+//   softmax      y = exp(x - max) * (1 / sum),  sum = sum(exp(x - max))
+//   log_softmax  y = x - (max + log(sum))
+//   backward     softmax: gx = y (g - sum(g y));  log_softmax: gx = g - exp(y) sum(g)
+// The register kernel keeps a row in registers and takes max and sum exactly as the CPU
+// does. The other two fold a running (max, sum) pair, rescaling the sum when the max grows;
+// the pair's rules are chosen so that every row the CPU makes NaN (a NaN, a +inf, or only
+// -inf) comes out NaN here too, and -inf elements of other rows give exactly 0.
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+#include "ember/core/tensor.h"
+#include "ember/cuda/device.h"
+#include "ember/cuda/loops.cuh"
+#include "ember/cuda/row_reduce.cuh"
+#include "ember/cuda/softmax.h"
+#include "ember/cuda/softmax_plan.h"
+
+namespace ember::cuda {
+namespace {
+
+// ---- arithmetic --------------------------------------------------------------------------------
+
+__device__ __forceinline__ float exp_of(float v) { return expf(v); }
+__device__ __forceinline__ double exp_of(double v) { return exp(v); }
+__device__ __forceinline__ float log_of(float v) { return logf(v); }
+__device__ __forceinline__ double log_of(double v) { return log(v); }
+
+/// a * b + c * d rounded as written (no fused multiply-add), so that it is commutative in
+/// its two products bitwise: lanes of a shuffle butterfly then agree on every result.
+__device__ __forceinline__ float add_products(float a, float b, float c, float d) {
+  return __fadd_rn(__fmul_rn(a, b), __fmul_rn(c, d));
+}
+__device__ __forceinline__ double add_products(double a, double b, double c, double d) {
+  return __dadd_rn(__dmul_rn(a, b), __dmul_rn(c, d));
+}
+
+template <class M>
+__device__ __forceinline__ M neg_inf() {
+  return -std::numeric_limits<M>::infinity();
+}
+
+/// The max of a row ignores NaN, as the CPU's std::max(max, x) does; the NaN still reaches
+/// the sum through exp(NaN - max).
+__device__ __forceinline__ float max_of(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ double max_of(double a, double b) { return fmax(a, b); }
+
+struct MaxOp {
+  template <class M>
+  __device__ M operator()(M a, M b) const {
+    return max_of(a, b);
+  }
+};
+
+struct SumOp {
+  template <class M>
+  __device__ M operator()(M a, M b) const {
+    return a + b;
+  }
+};
+
+/// A running max and the sum of exp(x - m) over the elements folded so far.
+template <class M>
+struct MaxSum {
+  M m;
+  M s;
+};
+
+/// e^(from - to), the factor that moves a sum taken around max `from` to max `to`: 1 when
+/// they are equal, so that a running max of -inf keeps its sum (the CPU's rows of only -inf
+/// still come out NaN: see softmax_out).
+template <class M>
+__device__ __forceinline__ M rescale(M from, M to) {
+  return from == to ? M(1) : exp_of(from - to);
+}
+
+struct MaxSumOp {
+  template <class M>
+  __device__ MaxSum<M> operator()(const MaxSum<M>& a, const MaxSum<M>& b) const {
+    M m = max_of(a.m, b.m);
+    return {m, add_products(a.s, rescale(a.m, m), b.s, rescale(b.m, m))};
+  }
+};
+
+template <class M>
+__device__ __forceinline__ MaxSum<M> fold(const MaxSum<M>& st, M v) {
+  return MaxSumOp{}(st, MaxSum<M>{v, M(1)});
+}
+
+/// The sum the CPU would have: with a max of +inf its sum holds exp(inf - inf) = NaN, where
+/// the running pair took that element's term as exp(0) = 1.
+template <class M>
+__device__ __forceinline__ M final_sum(const MaxSum<M>& st) {
+  return st.m == std::numeric_limits<M>::infinity() ? std::numeric_limits<M>::quiet_NaN() : st.s;
+}
+
+/// The output of element v of a row with max m and sum s. A row of only -inf has m = -inf,
+/// so exp(v - m) and v - (m + log s) are NaN, as on the CPU.
+template <bool Log, class M>
+__device__ __forceinline__ M softmax_out(M v, M m, M s) {
+  if constexpr (Log) return v - (m + log_of(s));
+  else return exp_of(v - m) * (M(1) / s);
+}
+
+/// The backward's per-element term of the row sum and the input gradient.
+template <bool Log, class M>
+__device__ __forceinline__ M row_term(M g, M y) {
+  if constexpr (Log) return g;
+  else return g * y;
+}
+template <bool Log, class M>
+__device__ __forceinline__ M grad_in(M g, M y, M s) {
+  if constexpr (Log) return g - exp_of(y) * s;
+  else return y * (g - s);
+}
+
+// ---- register rows (inner == 1, short rows) -------------------------------------------------
+
+template <class T, bool Log, int kPer>
+__global__ void __launch_bounds__(kSoftmaxRegisterThreads)
+    softmax_register_rows(SoftmaxPlan plan, const device_t<T>* x, device_t<T>* y) {
+  using M = opmath_t<T>;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int64_t n = plan.n;
+  for (int64_t u = blockIdx.x; u < plan.units; u += gridDim.x) {
+    const int64_t row = plan.register_row(u, ty);
+    const bool active = row < plan.outer;  // inactive lanes still join the shuffles
+    const int64_t base = (active ? row : 0) * n;
+    M v[kPer];
+    M mx = neg_inf<M>();
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) {
+      const int64_t j = plan.register_col(tx, i);
+      v[i] = active && j < n ? load_opmath<T>(x + base + j) : neg_inf<M>();
+      mx = max_of(mx, v[i]);
+    }
+    mx = row_allreduce(mx, MaxOp{}, static_cast<M*>(nullptr));
+    M s = 0;
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) {
+      if (plan.register_col(tx, i) >= n) continue;  // padding: no term (exp(-inf - max) may be NaN)
+      M e = exp_of(v[i] - mx);
+      if constexpr (!Log) v[i] = e;  // softmax keeps the exponentials and scales them
+      s += e;
+    }
+    s = row_allreduce(s, SumOp{}, static_cast<M*>(nullptr));
+    if (!active) continue;
+    const M lse = Log ? mx + log_of(s) : M(0), inv = M(1) / s;
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) {
+      const int64_t j = plan.register_col(tx, i);
+      if (j < n) y[base + j] = to_stored<T>(Log ? v[i] - lse : v[i] * inv);
+    }
+  }
+}
+
+template <class T, bool Log, int kPer>
+__global__ void __launch_bounds__(kSoftmaxRegisterThreads)
+    softmax_backward_register_rows(SoftmaxPlan plan, const device_t<T>* g, const device_t<T>* y, device_t<T>* gx) {
+  using M = opmath_t<T>;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int64_t n = plan.n;
+  for (int64_t u = blockIdx.x; u < plan.units; u += gridDim.x) {
+    const int64_t row = plan.register_row(u, ty);
+    const bool active = row < plan.outer;
+    const int64_t base = (active ? row : 0) * n;
+    M gv[kPer], yv[kPer];
+    M s = 0;
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) {
+      const int64_t j = plan.register_col(tx, i);
+      const bool in = active && j < n;
+      gv[i] = in ? load_opmath<T>(g + base + j) : M(0);
+      yv[i] = in ? load_opmath<T>(y + base + j) : M(0);
+      if (in) s += row_term<Log>(gv[i], yv[i]);
+    }
+    s = row_allreduce(s, SumOp{}, static_cast<M*>(nullptr));
+    if (!active) continue;
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) {
+      const int64_t j = plan.register_col(tx, i);
+      if (j < n) gx[base + j] = to_stored<T>(grad_in<Log>(gv[i], yv[i], s));
+    }
+  }
+}
+
+// ---- block rows (inner == 1, long rows) -----------------------------------------------------
+
+template <class T, bool Log>
+__global__ void __launch_bounds__(kSoftmaxBlockMaxThreads)
+    softmax_block_rows(SoftmaxPlan plan, const device_t<T>* x, device_t<T>* y) {
+  using M = opmath_t<T>;
+  __shared__ MaxSum<M> smem[kSoftmaxBlockMaxThreads / 32];
+  const int64_t n = plan.n, step = blockDim.x;
+  for (int64_t row = blockIdx.x; row < plan.outer; row += gridDim.x) {
+    const device_t<T>* xr = x + row * n;
+    MaxSum<M> st{neg_inf<M>(), M(0)};
+    int64_t j = threadIdx.x;
+    // Four loads in flight before the dependent folds.
+    for (; j + 3 * step < n; j += 4 * step) {
+      M a[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) a[k] = load_opmath<T>(xr + j + k * step);
+#pragma unroll
+      for (int k = 0; k < 4; ++k) st = fold(st, a[k]);
+    }
+    for (; j < n; j += step) st = fold(st, load_opmath<T>(xr + j));
+    st = row_allreduce(st, MaxSumOp{}, smem);
+    const M s = final_sum(st);
+    device_t<T>* yr = y + row * n;
+    for (j = threadIdx.x; j < n; j += step) yr[j] = to_stored<T>(softmax_out<Log>(load_opmath<T>(xr + j), st.m, s));
+  }
+}
+
+template <class T, bool Log>
+__global__ void __launch_bounds__(kSoftmaxBlockMaxThreads)
+    softmax_backward_block_rows(SoftmaxPlan plan, const device_t<T>* g, const device_t<T>* y, device_t<T>* gx) {
+  using M = opmath_t<T>;
+  __shared__ M smem[kSoftmaxBlockMaxThreads / 32];
+  const int64_t n = plan.n, step = blockDim.x;
+  for (int64_t row = blockIdx.x; row < plan.outer; row += gridDim.x) {
+    const device_t<T>*gr = g + row * n, *yr = y + row * n;
+    M s = 0;
+    for (int64_t j = threadIdx.x; j < n; j += step) s += row_term<Log>(load_opmath<T>(gr + j), load_opmath<T>(yr + j));
+    s = row_allreduce(s, SumOp{}, smem);
+    device_t<T>* out = gx + row * n;
+    for (int64_t j = threadIdx.x; j < n; j += step)
+      out[j] = to_stored<T>(grad_in<Log>(load_opmath<T>(gr + j), load_opmath<T>(yr + j), s));
+  }
+}
+
+// ---- strided (inner > 1) ----------------------------------------------------------------------
+
+template <class T, bool Log>
+__global__ void __launch_bounds__(kSoftmaxStridedThreads)
+    softmax_strided(SoftmaxPlan plan, const device_t<T>* x, device_t<T>* y) {
+  using M = opmath_t<T>;
+  __shared__ MaxSum<M> smem[kSoftmaxStridedThreads];
+  const int64_t n = plan.n, inner = plan.inner;
+  for (int64_t u = blockIdx.x; u < plan.units; u += gridDim.x) {
+    const int64_t col = plan.strided_col(u, threadIdx.x);
+    const bool active = col < inner;  // inactive lanes still join the fold's barriers
+    const int64_t base = plan.strided_outer(u) * n * inner + col;
+    MaxSum<M> st{neg_inf<M>(), M(0)};
+    if (active)
+      for (int64_t j = threadIdx.y; j < n; j += blockDim.y) st = fold(st, load_opmath<T>(x + base + j * inner));
+    st = column_allreduce(st, MaxSumOp{}, smem);
+    if (!active) continue;
+    const M s = final_sum(st);
+    for (int64_t j = threadIdx.y; j < n; j += blockDim.y) {
+      const int64_t k = base + j * inner;
+      y[k] = to_stored<T>(softmax_out<Log>(load_opmath<T>(x + k), st.m, s));
+    }
+  }
+}
+
+template <class T, bool Log>
+__global__ void __launch_bounds__(kSoftmaxStridedThreads)
+    softmax_backward_strided(SoftmaxPlan plan, const device_t<T>* g, const device_t<T>* y, device_t<T>* gx) {
+  using M = opmath_t<T>;
+  __shared__ M smem[kSoftmaxStridedThreads];
+  const int64_t n = plan.n, inner = plan.inner;
+  for (int64_t u = blockIdx.x; u < plan.units; u += gridDim.x) {
+    const int64_t col = plan.strided_col(u, threadIdx.x);
+    const bool active = col < inner;
+    const int64_t base = plan.strided_outer(u) * n * inner + col;
+    M s = 0;
+    if (active)
+      for (int64_t j = threadIdx.y; j < n; j += blockDim.y) {
+        const int64_t k = base + j * inner;
+        s += row_term<Log>(load_opmath<T>(g + k), load_opmath<T>(y + k));
+      }
+    s = column_allreduce(s, SumOp{}, smem);
+    if (!active) continue;
+    for (int64_t j = threadIdx.y; j < n; j += blockDim.y) {
+      const int64_t k = base + j * inner;
+      gx[k] = to_stored<T>(grad_in<Log>(load_opmath<T>(g + k), load_opmath<T>(y + k), s));
+    }
+  }
+}
+
+// ---- host side ---------------------------------------------------------------------------------
+
+/// The plan for a dense tensor of `sizes` with the softmax over `dim` (0 for a 0-dim one).
+SoftmaxPlan plan_for(const Tensor& t, int64_t dim) {
+  int64_t outer = 1, n = 1, inner = 1;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (d < dim) outer *= t.size(d);
+    else if (d == dim) n = t.size(d);
+    else inner *= t.size(d);
+  }
+  return plan_softmax(outer, n, inner);
+}
+
+/// Calls f(std::integral_constant<int, P>) for the register kernel's elements per lane P.
+template <class F>
+void with_per_lane(int per_lane, F&& f) {
+  switch (per_lane) {
+    case 1: return f(std::integral_constant<int, 1>{});
+    case 2: return f(std::integral_constant<int, 2>{});
+    case 4: return f(std::integral_constant<int, 4>{});
+    case 8: return f(std::integral_constant<int, 8>{});
+    case 16: return f(std::integral_constant<int, 16>{});
+    case 32: return f(std::integral_constant<int, 32>{});
+    default: break;
+  }
+  ::ember::detail::throw_error(::ember::detail::str_cat("internal error: no softmax register kernel for ", per_lane, " elements per lane"));
+}
+
+template <class T, bool Log>
+void launch_forward(const SoftmaxPlan& p, const Tensor& x, const Tensor& out) {
+  const auto* xp = static_cast<const device_t<T>*>(x.data_ptr());
+  auto* yp = static_cast<device_t<T>*>(out.data_ptr());
+  const dim3 grid(static_cast<unsigned>(p.grid)), block(p.block_x, p.block_y);
+  cudaStream_t stream = current_raw_stream();
+  switch (p.kernel) {
+    case SoftmaxKernel::kRegisterRows:
+      with_per_lane(p.per_lane, [&](auto per) {
+        softmax_register_rows<T, Log, decltype(per)::value><<<grid, block, 0, stream>>>(p, xp, yp);
+      });
+      break;
+    case SoftmaxKernel::kBlockRows:
+      softmax_block_rows<T, Log><<<grid, block, 0, stream>>>(p, xp, yp);
+      break;
+    case SoftmaxKernel::kStrided:
+      softmax_strided<T, Log><<<grid, block, 0, stream>>>(p, xp, yp);
+      break;
+  }
+  EMBER_CUDA_CHECK_LAUNCH();
+}
+
+template <class T, bool Log>
+void launch_backward(const SoftmaxPlan& p, const Tensor& grad, const Tensor& output, const Tensor& grad_input) {
+  const auto* gp = static_cast<const device_t<T>*>(grad.data_ptr());
+  const auto* yp = static_cast<const device_t<T>*>(output.data_ptr());
+  auto* gxp = static_cast<device_t<T>*>(grad_input.data_ptr());
+  const dim3 grid(static_cast<unsigned>(p.grid)), block(p.block_x, p.block_y);
+  cudaStream_t stream = current_raw_stream();
+  switch (p.kernel) {
+    case SoftmaxKernel::kRegisterRows:
+      with_per_lane(p.per_lane, [&](auto per) {
+        softmax_backward_register_rows<T, Log, decltype(per)::value><<<grid, block, 0, stream>>>(p, gp, yp, gxp);
+      });
+      break;
+    case SoftmaxKernel::kBlockRows:
+      softmax_backward_block_rows<T, Log><<<grid, block, 0, stream>>>(p, gp, yp, gxp);
+      break;
+    case SoftmaxKernel::kStrided:
+      softmax_backward_strided<T, Log><<<grid, block, 0, stream>>>(p, gp, yp, gxp);
+      break;
+  }
+  EMBER_CUDA_CHECK_LAUNCH();
+}
+
+void check_dense(std::initializer_list<const Tensor*> ts, const char* what) {
+  const Tensor& first = **ts.begin();
+  for (const Tensor* t : ts)
+    EMBER_CHECK(t->is_cuda() && t->device() == first.device() && t->is_contiguous() && t->dtype() == first.dtype() &&
+                    t->sizes().equals(first.sizes()),
+                "internal error: cuda::", what, " needs dense CUDA tensors of one device, dtype and shape");
+}
+
+}  // namespace
+
+void softmax(const Tensor& x, const Tensor& out, int64_t dim, bool log) {
+  check_dense({&x, &out}, "softmax");
+  if (x.numel() == 0) return;
+  DeviceGuard guard(x.device());
+  SoftmaxPlan p = plan_for(x, dim);
+  visit_float_dtype(x.dtype(), log ? "log_softmax_cuda" : "softmax_cuda", [&]<typename T>() {
+    if (log) launch_forward<T, true>(p, x, out);
+    else launch_forward<T, false>(p, x, out);
+  });
+}
+
+void softmax_backward(const Tensor& grad, const Tensor& output, const Tensor& grad_input, int64_t dim, bool log) {
+  check_dense({&grad, &output, &grad_input}, "softmax_backward");
+  if (output.numel() == 0) return;
+  DeviceGuard guard(output.device());
+  SoftmaxPlan p = plan_for(output, dim);
+  visit_float_dtype(output.dtype(), log ? "log_softmax_backward_cuda" : "softmax_backward_cuda", [&]<typename T>() {
+    if (log) launch_backward<T, true>(p, grad, output, grad_input);
+    else launch_backward<T, false>(p, grad, output, grad_input);
+  });
+}
+
+}  // namespace ember::cuda
