@@ -5,14 +5,11 @@
 //   log_softmax  y = x - (max + log(sum))
 //   backward     softmax: gx = y (g - sum(g y));  log_softmax: gx = g - exp(y) sum(g)
 // The register kernel keeps a row in registers and takes max and sum exactly as the CPU
-// does. The other two fold a running (max, sum) pair, rescaling the sum when the max grows;
-// the pair's rules are chosen so that every row the CPU makes NaN (a NaN, a +inf, or only
-// -inf) comes out NaN here too, and -inf elements of other rows give exactly 0.
+// does. The other two fold a running (max, sum) pair (cuda/softmax_math.h), rescaling the
+// sum when the max grows, with rules that make every row the CPU makes NaN (a NaN, a +inf,
+// or only -inf) come out NaN here too, and -inf elements of other rows exactly 0.
 #include <cuda_runtime.h>
 
-#include <cmath>
-#include <limits>
-#include <type_traits>
 #include <utility>
 
 #include "ember/core/tensor.h"
@@ -20,36 +17,15 @@
 #include "ember/cuda/loops.cuh"
 #include "ember/cuda/row_reduce.cuh"
 #include "ember/cuda/softmax.h"
+#include "ember/cuda/softmax_math.h"
 #include "ember/cuda/softmax_plan.h"
 
 namespace ember::cuda {
 namespace {
 
-// ---- arithmetic --------------------------------------------------------------------------------
+// ---- arithmetic (the running pair and the outputs: cuda/softmax_math.h) ----------------------
 
-__device__ __forceinline__ float exp_of(float v) { return expf(v); }
-__device__ __forceinline__ double exp_of(double v) { return exp(v); }
-__device__ __forceinline__ float log_of(float v) { return logf(v); }
-__device__ __forceinline__ double log_of(double v) { return log(v); }
-
-/// a * b + c * d rounded as written (no fused multiply-add), so that it is commutative in
-/// its two products bitwise: lanes of a shuffle butterfly then agree on every result.
-__device__ __forceinline__ float add_products(float a, float b, float c, float d) {
-  return __fadd_rn(__fmul_rn(a, b), __fmul_rn(c, d));
-}
-__device__ __forceinline__ double add_products(double a, double b, double c, double d) {
-  return __dadd_rn(__dmul_rn(a, b), __dmul_rn(c, d));
-}
-
-template <class M>
-__device__ __forceinline__ M neg_inf() {
-  return -std::numeric_limits<M>::infinity();
-}
-
-/// The max of a row ignores NaN, as the CPU's std::max(max, x) does; the NaN still reaches
-/// the sum through exp(NaN - max).
-__device__ __forceinline__ float max_of(float a, float b) { return fmaxf(a, b); }
-__device__ __forceinline__ double max_of(double a, double b) { return fmax(a, b); }
+using namespace softmax_math;
 
 struct MaxOp {
   template <class M>
@@ -64,49 +40,6 @@ struct SumOp {
     return a + b;
   }
 };
-
-/// A running max and the sum of exp(x - m) over the elements folded so far.
-template <class M>
-struct MaxSum {
-  M m;
-  M s;
-};
-
-/// e^(from - to), the factor that moves a sum taken around max `from` to max `to`: 1 when
-/// they are equal, so that a running max of -inf keeps its sum (the CPU's rows of only -inf
-/// still come out NaN: see softmax_out).
-template <class M>
-__device__ __forceinline__ M rescale(M from, M to) {
-  return from == to ? M(1) : exp_of(from - to);
-}
-
-struct MaxSumOp {
-  template <class M>
-  __device__ MaxSum<M> operator()(const MaxSum<M>& a, const MaxSum<M>& b) const {
-    M m = max_of(a.m, b.m);
-    return {m, add_products(a.s, rescale(a.m, m), b.s, rescale(b.m, m))};
-  }
-};
-
-template <class M>
-__device__ __forceinline__ MaxSum<M> fold(const MaxSum<M>& st, M v) {
-  return MaxSumOp{}(st, MaxSum<M>{v, M(1)});
-}
-
-/// The sum the CPU would have: with a max of +inf its sum holds exp(inf - inf) = NaN, where
-/// the running pair took that element's term as exp(0) = 1.
-template <class M>
-__device__ __forceinline__ M final_sum(const MaxSum<M>& st) {
-  return st.m == std::numeric_limits<M>::infinity() ? std::numeric_limits<M>::quiet_NaN() : st.s;
-}
-
-/// The output of element v of a row with max m and sum s. A row of only -inf has m = -inf,
-/// so exp(v - m) and v - (m + log s) are NaN, as on the CPU.
-template <bool Log, class M>
-__device__ __forceinline__ M softmax_out(M v, M m, M s) {
-  if constexpr (Log) return v - (m + log_of(s));
-  else return exp_of(v - m) * (M(1) / s);
-}
 
 /// The backward's per-element term of the row sum and the input gradient.
 template <bool Log, class M>

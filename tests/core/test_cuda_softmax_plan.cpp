@@ -1,13 +1,22 @@
 // The launch plans of the CUDA softmax kernels (cuda/softmax_plan.h) on the CPU: which kernel
 // each shape gets, block sizes within the kernels' launch bounds and shared memory, and the
 // kernels' thread-to-element maps (run here exactly as the kernels loop) reaching every
-// element of every softmax line exactly once, including past the grid cap. No GPU involved.
+// element of every softmax line exactly once, including past the grid cap. Then the running
+// (max, sum) pair of cuda/softmax_math.h, folded in the block kernel's order (per thread, a
+// shuffle butterfly per warp, the warps in order), against the CPU softmax on rows with
+// -inf, NaN and +inf. No GPU involved.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <map>
 #include <utility>
+#include <vector>
 
+#include "ember/ember.h"
+#include "ember/cuda/softmax_math.h"
 #include "ember/cuda/softmax_plan.h"
 
 using namespace ember::cuda;
@@ -146,4 +155,113 @@ TEST_CASE("cuda softmax plan: blocks loop over the units past the grid") {
   check_covers(1000, 7, 1, 3);
   check_covers(50, 2000, 1, 7);
   check_covers(40, 6, 9, 5);
+}
+
+// ---- the running (max, sum) pair ------------------------------------------------------------
+
+namespace {
+
+using softmax_math::MaxSum;
+using softmax_math::MaxSumOp;
+
+bool same_bits(const MaxSum<float>& a, const MaxSum<float>& b) {
+  return std::memcmp(&a.m, &b.m, sizeof(float)) == 0 && std::memcmp(&a.s, &b.s, sizeof(float)) == 0;
+}
+
+/// The block kernel's fold of row x with `threads` lanes (cuda/softmax.cu softmax_block_rows
+/// and cuda/row_reduce.cuh row_allreduce): each lane folds its elements in order, lanes meet
+/// in a butterfly within each warp (every lane must end with the same bits), then the warps'
+/// results fold in warp order. Returns the row's outputs.
+std::vector<float> emulate_block_row(const std::vector<float>& x, int threads, bool log) {
+  using namespace softmax_math;
+  std::vector<MaxSum<float>> lane(threads, MaxSum<float>{neg_inf<float>(), 0.0f});
+  for (int t = 0; t < threads; ++t)
+    for (size_t j = t; j < x.size(); j += threads) lane[t] = fold(lane[t], x[j]);
+  int width = std::min(threads, 32);
+  for (int d = width / 2; d > 0; d /= 2) {
+    std::vector<MaxSum<float>> next(threads);
+    for (int t = 0; t < threads; ++t) {
+      int partner = (t / width) * width + ((t % width) ^ d);
+      next[t] = MaxSumOp{}(lane[t], lane[partner]);
+    }
+    lane = next;
+  }
+  for (int t = 0; t < threads; ++t) CHECK(same_bits(lane[t], lane[(t / width) * width]));
+  MaxSum<float> r = lane[0];
+  for (int w = 1; w < threads / 32; ++w) r = MaxSumOp{}(r, lane[32 * w]);
+  float s = final_sum(r);
+  std::vector<float> out;
+  for (float v : x) out.push_back(log ? softmax_out<true>(v, r.m, s) : softmax_out<false>(v, r.m, s));
+  return out;
+}
+
+void check_row_matches_cpu(const std::vector<float>& x, int threads) {
+  INFO("row of " << x.size() << " elements, " << threads << " lanes");
+  ember::Tensor t = ember::tensor(x, ember::kFloat).view({1, static_cast<int64_t>(x.size())});
+  for (bool log : {false, true}) {
+    INFO((log ? "log_softmax" : "softmax"));
+    ember::Tensor want_t = (log ? ember::log_softmax(t, 1) : ember::softmax(t, 1)).contiguous();
+    const float* want = want_t.data_ptr<float>();
+    std::vector<float> got = emulate_block_row(x, threads, log);
+    for (size_t j = 0; j < x.size(); ++j) {
+      INFO("element " << j << ": emulated " << got[j] << ", cpu " << want[j]);
+      if (std::isnan(want[j]) || std::isinf(want[j])) {
+        CHECK(std::isnan(got[j]) == std::isnan(want[j]));
+        if (std::isinf(want[j])) CHECK(got[j] == want[j]);
+      } else {
+        CHECK(std::fabs(got[j] - want[j]) <= 1e-6 + 2e-6 * std::fabs(want[j]));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cuda softmax running pair: the block kernel's fold gives the CPU's softmax") {
+  constexpr float kInf = std::numeric_limits<float>::infinity(), kNan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> random(3000);
+  uint32_t state = 12345;
+  for (float& v : random) {
+    state = state * 1664525u + 1013904223u;
+    v = static_cast<float>(state >> 8) / static_cast<float>(1 << 24) * 20.0f - 10.0f;
+  }
+  std::vector<float> rising(1500), falling(1500);
+  for (int i = 0; i < 1500; ++i) {
+    rising[i] = 0.05f * i;
+    falling[i] = -0.05f * i;
+  }
+  std::vector<std::vector<float>> rows = {random, rising, falling, {1.0f}, {-kInf}, {kNan}, {kInf}};
+  // Special values in the middle of ordinary rows (ordinary and at each lane's first slot).
+  for (float special : {-kInf, kNan, kInf}) {
+    std::vector<float> r = random;
+    r[0] = special;
+    r[777] = special;
+    rows.push_back(r);
+  }
+  std::vector<float> half_neg_inf = random;
+  for (size_t j = 0; j < half_neg_inf.size(); j += 2) half_neg_inf[j] = -kInf;
+  rows.push_back(half_neg_inf);
+  rows.push_back(std::vector<float>(2000, -kInf));                       // only -inf: NaN
+  rows.push_back({kInf, -kInf, 1.0f});                                   // +inf: NaN
+  rows.push_back({-kInf, -kInf, 0.0f, -kInf});                           // one finite element: 1 / 0
+  rows.push_back({88.0f, -88.0f, 87.0f, 0.0f, 86.5f, -100.0f, 88.5f});   // large logits, no overflow
+  for (const auto& row : rows)
+    for (int threads : {32, 128, 256, 1024}) check_row_matches_cpu(row, threads);
+}
+
+TEST_CASE("cuda softmax running pair: merging is commutative bitwise and -inf maxima merge cleanly") {
+  using namespace softmax_math;
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  std::vector<MaxSum<float>> pairs = {{-kInf, 0.0f}, {-kInf, 3.0f}, {0.0f, 1.0f},   {2.5f, 7.25f},
+                                      {2.5f, 1.0f},  {-1e30f, 2.0f}, {kInf, 1.0f}, {88.0f, 1e30f}};
+  for (const auto& a : pairs)
+    for (const auto& b : pairs) CHECK(same_bits(MaxSumOp{}(a, b), MaxSumOp{}(b, a)));
+  // The empty pair is the identity; -inf elements add to the sum of an all -inf prefix, not NaN.
+  MaxSum<float> empty{-kInf, 0.0f}, some{1.5f, 4.0f};
+  CHECK(same_bits(MaxSumOp{}(empty, some), some));
+  MaxSum<float> st = fold(fold(empty, -kInf), -kInf);
+  CHECK(st.s == 2.0f);
+  st = fold(st, 0.0f);
+  CHECK(st.m == 0.0f);
+  CHECK(st.s == 1.0f);
 }
