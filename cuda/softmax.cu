@@ -4,8 +4,8 @@
 //   softmax      y = exp(x - max) * (1 / sum),  sum = sum(exp(x - max))
 //   log_softmax  y = x - (max + log(sum))
 //   backward     softmax: gx = y (g - sum(g y));  log_softmax: gx = g - exp(y) sum(g)
-// The register kernel keeps a row in registers and takes max and sum exactly as the CPU
-// does. The other two fold a running (max, sum) pair (cuda/softmax_math.h), rescaling the
+// The register kernel keeps a row (up to 8192 elements) in registers and takes max and sum
+// exactly as the CPU does. The other two fold a running (max, sum) pair (cuda/softmax_math.h), rescaling the
 // sum when the max grows, with rules that make every row the CPU makes NaN (a NaN, a +inf,
 // or only -inf) come out NaN here too, and -inf elements of other rows exactly 0.
 #include <cuda_runtime.h>
@@ -53,12 +53,16 @@ __device__ __forceinline__ M grad_in(M g, M y, M s) {
   else return y * (g - s);
 }
 
-// ---- register rows (inner == 1, short rows) -------------------------------------------------
+// ---- register rows (inner == 1, rows up to kSoftmaxRegisterMaxCols) -------------------------
 
-template <class T, bool Log, int kPer>
-__global__ void __launch_bounds__(kSoftmaxRegisterThreads)
+// kMaxThreads: the block size the launch bounds promise (kSoftmaxRegisterThreads for rows of
+// up to a warp, kSoftmaxBlockMaxThreads for block-wide rows), so that warp rows keep the
+// registers their up to 32 elements a lane need.
+template <class T, bool Log, int kPer, int kMaxThreads>
+__global__ void __launch_bounds__(kMaxThreads)
     softmax_register_rows(SoftmaxPlan plan, const device_t<T>* x, device_t<T>* y) {
   using M = opmath_t<T>;
+  __shared__ M smem[kMaxThreads / 32];  // the fold across warps of a block-wide row
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int64_t n = plan.n;
   for (int64_t u = blockIdx.x; u < plan.units; u += gridDim.x) {
@@ -73,7 +77,7 @@ __global__ void __launch_bounds__(kSoftmaxRegisterThreads)
       v[i] = active && j < n ? load_opmath<T>(x + base + j) : neg_inf<M>();
       mx = max_of(mx, v[i]);
     }
-    mx = row_allreduce(mx, MaxOp{}, static_cast<M*>(nullptr));
+    mx = row_allreduce(mx, MaxOp{}, smem);
     M s = 0;
 #pragma unroll
     for (int i = 0; i < kPer; ++i) {
@@ -82,7 +86,7 @@ __global__ void __launch_bounds__(kSoftmaxRegisterThreads)
       if constexpr (!Log) v[i] = e;  // softmax keeps the exponentials and scales them
       s += e;
     }
-    s = row_allreduce(s, SumOp{}, static_cast<M*>(nullptr));
+    s = row_allreduce(s, SumOp{}, smem);
     if (!active) continue;
     const M lse = Log ? mx + log_of(s) : M(0), inv = M(1) / s;
 #pragma unroll
@@ -93,10 +97,11 @@ __global__ void __launch_bounds__(kSoftmaxRegisterThreads)
   }
 }
 
-template <class T, bool Log, int kPer>
-__global__ void __launch_bounds__(kSoftmaxRegisterThreads)
+template <class T, bool Log, int kPer, int kMaxThreads>
+__global__ void __launch_bounds__(kMaxThreads)
     softmax_backward_register_rows(SoftmaxPlan plan, const device_t<T>* g, const device_t<T>* y, device_t<T>* gx) {
   using M = opmath_t<T>;
+  __shared__ M smem[kMaxThreads / 32];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int64_t n = plan.n;
   for (int64_t u = blockIdx.x; u < plan.units; u += gridDim.x) {
@@ -113,7 +118,7 @@ __global__ void __launch_bounds__(kSoftmaxRegisterThreads)
       yv[i] = in ? load_opmath<T>(y + base + j) : M(0);
       if (in) s += row_term<Log>(gv[i], yv[i]);
     }
-    s = row_allreduce(s, SumOp{}, static_cast<M*>(nullptr));
+    s = row_allreduce(s, SumOp{}, smem);
     if (!active) continue;
 #pragma unroll
     for (int i = 0; i < kPer; ++i) {
@@ -231,19 +236,28 @@ SoftmaxPlan plan_for(const Tensor& t, int64_t dim) {
   return plan_softmax(outer, n, inner);
 }
 
-/// Calls f(std::integral_constant<int, P>) for the register kernel's elements per lane P.
+/// Calls f(std::integral_constant<int, P>, std::integral_constant<int, B>) for the register
+/// kernel's elements per lane P and launch bound B.
 template <class F>
-void with_per_lane(int per_lane, F&& f) {
-  switch (per_lane) {
-    case 1: return f(std::integral_constant<int, 1>{});
-    case 2: return f(std::integral_constant<int, 2>{});
-    case 4: return f(std::integral_constant<int, 4>{});
-    case 8: return f(std::integral_constant<int, 8>{});
-    case 16: return f(std::integral_constant<int, 16>{});
-    case 32: return f(std::integral_constant<int, 32>{});
-    default: break;
+void with_register_shape(const SoftmaxPlan& p, F&& f) {
+  using std::integral_constant;
+  constexpr int kWarpRows = kSoftmaxRegisterThreads, kBlockRow = kSoftmaxBlockMaxThreads;
+  if (p.block_x > 32) {
+    if (p.per_lane == kSoftmaxBlockPerLane)
+      return f(integral_constant<int, kSoftmaxBlockPerLane>{}, integral_constant<int, kBlockRow>{});
+  } else {
+    switch (p.per_lane) {
+      case 1: return f(integral_constant<int, 1>{}, integral_constant<int, kWarpRows>{});
+      case 2: return f(integral_constant<int, 2>{}, integral_constant<int, kWarpRows>{});
+      case 4: return f(integral_constant<int, 4>{}, integral_constant<int, kWarpRows>{});
+      case 8: return f(integral_constant<int, 8>{}, integral_constant<int, kWarpRows>{});
+      case 16: return f(integral_constant<int, 16>{}, integral_constant<int, kWarpRows>{});
+      case 32: return f(integral_constant<int, 32>{}, integral_constant<int, kWarpRows>{});
+      default: break;
+    }
   }
-  ::ember::detail::throw_error(::ember::detail::str_cat("internal error: no softmax register kernel for ", per_lane, " elements per lane"));
+  ::ember::detail::throw_error(::ember::detail::str_cat("internal error: no softmax register kernel for ", p.block_x,
+                                                        " lanes of ", p.per_lane, " elements"));
 }
 
 template <class T, bool Log>
@@ -254,8 +268,9 @@ void launch_forward(const SoftmaxPlan& p, const Tensor& x, const Tensor& out) {
   cudaStream_t stream = current_raw_stream();
   switch (p.kernel) {
     case SoftmaxKernel::kRegisterRows:
-      with_per_lane(p.per_lane, [&](auto per) {
-        softmax_register_rows<T, Log, decltype(per)::value><<<grid, block, 0, stream>>>(p, xp, yp);
+      with_register_shape(p, [&](auto per, auto bound) {
+        softmax_register_rows<T, Log, decltype(per)::value, decltype(bound)::value><<<grid, block, 0, stream>>>(p, xp,
+                                                                                                            yp);
       });
       break;
     case SoftmaxKernel::kBlockRows:
@@ -277,8 +292,9 @@ void launch_backward(const SoftmaxPlan& p, const Tensor& grad, const Tensor& out
   cudaStream_t stream = current_raw_stream();
   switch (p.kernel) {
     case SoftmaxKernel::kRegisterRows:
-      with_per_lane(p.per_lane, [&](auto per) {
-        softmax_backward_register_rows<T, Log, decltype(per)::value><<<grid, block, 0, stream>>>(p, gp, yp, gxp);
+      with_register_shape(p, [&](auto per, auto bound) {
+        softmax_backward_register_rows<T, Log, decltype(per)::value, decltype(bound)::value>
+            <<<grid, block, 0, stream>>>(p, gp, yp, gxp);
       });
       break;
     case SoftmaxKernel::kBlockRows:

@@ -4,9 +4,11 @@
 //
 // A dense tensor is seen as [outer, n, inner] with the softmax over n. Three kernels:
 //   register rows  inner == 1 and n <= kSoftmaxRegisterMaxCols: a row lives in the registers
-//                  of `lanes` threads (a warp, or fewer for rows of at most 16 elements),
-//                  `per_lane` elements each; the row is read once and written once, max and
-//                  sum come from warp shuffles. Block = lanes x rows_per_block threads.
+//                  of block_x lanes, per_lane elements each, and is read once and written
+//                  once; max and sum as the CPU takes them. Rows up to kSoftmaxWarpMaxCols
+//                  take a warp (or a power-of-two part of one for rows of up to 16 elements;
+//                  block_y rows a block), shuffles only; longer ones a whole block of
+//                  kSoftmaxBlockPerLane elements a lane, folded through shared memory.
 //   block rows     inner == 1, longer rows: one block of block_x threads per row; a running
 //                  (max, sum of exp) pass, then the output pass (the row is read twice).
 //   strided        inner > 1: block_x neighbouring columns (coalesced along inner) times
@@ -30,21 +32,27 @@
 
 namespace ember::cuda {
 
-constexpr int64_t kSoftmaxRegisterMaxCols = 1024;  // longest row held in one warp's registers
-constexpr int kSoftmaxRegisterThreads = 128;       // threads per block of the register kernel
+constexpr int64_t kSoftmaxWarpMaxCols = 1024;      // longest row held in one warp's registers
+constexpr int kSoftmaxRegisterThreads = 128;       // threads per block of the warp-row kernel
+constexpr int kSoftmaxBlockPerLane = 8;            // elements a lane holds in a block-wide row
+constexpr int64_t kSoftmaxRegisterMaxCols = 8192;  // longest row held in one block's registers
 constexpr int kSoftmaxStridedThreads = 256;        // threads per block of the strided kernel
 constexpr int kSoftmaxBlockMinThreads = 128, kSoftmaxBlockMaxThreads = 1024;
 constexpr int kSoftmaxBlockPerThread = 8;       // elements per thread the block kernel aims for
 constexpr int64_t kSoftmaxMaxGrid = 1 << 20;    // blocks; the kernels loop past it
+static_assert(kSoftmaxRegisterMaxCols == int64_t{kSoftmaxBlockMaxThreads} * kSoftmaxBlockPerLane,
+              "a block-wide register row fills at most one block");
 
 enum class SoftmaxKernel { kRegisterRows, kBlockRows, kStrided };
 
 struct SoftmaxPlan {
   SoftmaxKernel kernel = SoftmaxKernel::kRegisterRows;
   int64_t outer = 1, n = 1, inner = 1;
-  int block_x = 1, block_y = 1;  // blockDim: register rows (lanes, rows per block),
+  int block_x = 1, block_y = 1;  // blockDim: register rows (lanes, rows per block: 1 when
+                                 // the lanes are more than a warp),
                                  // block rows (threads, 1), strided (columns, lanes along n)
   int per_lane = 1;              // register rows: elements per lane, a power of two <= 32
+                                 // (kSoftmaxBlockPerLane when block_x > 32)
   int64_t tiles = 1;             // strided: column tiles of block_x per outer slice
   int64_t units = 0;             // work items the blocks take in turn
   int64_t grid = 1;              // blocks launched
@@ -83,15 +91,22 @@ inline SoftmaxPlan plan_softmax(int64_t outer, int64_t n, int64_t inner) {
   p.outer = outer;
   p.n = n;
   p.inner = inner;
-  if (inner == 1 && n <= kSoftmaxRegisterMaxCols) {
+  if (inner == 1 && n <= kSoftmaxWarpMaxCols) {
     // Rows of up to 32 elements take a power-of-two group of lanes with one element each
     // (several rows share a warp); longer ones a full warp with per_lane elements each.
     p.kernel = SoftmaxKernel::kRegisterRows;
-    int cols = pow2_at_least(n, static_cast<int>(kSoftmaxRegisterMaxCols));
+    int cols = pow2_at_least(n, static_cast<int>(kSoftmaxWarpMaxCols));
     p.block_x = std::min(cols, 32);
     p.per_lane = cols / p.block_x;
     p.block_y = kSoftmaxRegisterThreads / p.block_x;
     p.units = ceil_div(outer, p.block_y);
+  } else if (inner == 1 && n <= kSoftmaxRegisterMaxCols) {
+    // A block per row, kSoftmaxBlockPerLane elements a lane.
+    p.kernel = SoftmaxKernel::kRegisterRows;
+    p.block_x = pow2_at_least(ceil_div(n, kSoftmaxBlockPerLane), kSoftmaxBlockMaxThreads);
+    p.per_lane = kSoftmaxBlockPerLane;
+    p.block_y = 1;
+    p.units = outer;
   } else if (inner == 1) {
     p.kernel = SoftmaxKernel::kBlockRows;
     p.block_x = std::max(kSoftmaxBlockMinThreads,

@@ -72,10 +72,15 @@ void check_limits(const SoftmaxPlan& p) {
   CHECK(p.grid <= kSoftmaxMaxGrid);
   switch (p.kernel) {
     case SoftmaxKernel::kRegisterRows:
-      CHECK(p.block_x <= 32);  // a row's lanes share a warp (shuffle width)
-      CHECK(p.threads() == kSoftmaxRegisterThreads);
-      CHECK(is_pow2(p.per_lane));
-      CHECK(p.per_lane <= 32);
+      if (p.block_x <= 32) {  // a row's lanes share a warp (shuffle width), 128-thread blocks
+        CHECK(p.threads() == kSoftmaxRegisterThreads);
+        CHECK(is_pow2(p.per_lane));
+        CHECK(p.per_lane <= 32);
+      } else {  // one row a block (the fold's barriers), the block kernel's one instantiation
+        CHECK(p.block_y == 1);
+        CHECK(p.block_x <= kSoftmaxBlockMaxThreads);
+        CHECK(p.per_lane == kSoftmaxBlockPerLane);
+      }
       CHECK(int64_t{p.block_x} * p.per_lane >= p.n);
       break;
     case SoftmaxKernel::kBlockRows:
@@ -109,11 +114,22 @@ TEST_CASE("cuda softmax plan: the kernel and block shape for each row length") {
   CHECK(full.kernel == SoftmaxKernel::kRegisterRows);
   CHECK(full.per_lane == 32);
   CHECK(full.block_y == 4);
-  SoftmaxPlan past = plan_softmax(64, 1025, 1);
-  CHECK(past.kernel == SoftmaxKernel::kBlockRows);
+  SoftmaxPlan past = plan_softmax(64, 1025, 1);  // a block per row, 8 elements a lane
+  CHECK(past.kernel == SoftmaxKernel::kRegisterRows);
   CHECK(past.block_x == 256);
-  CHECK(plan_softmax(8192, 4096, 1).block_x == 512);
+  CHECK(past.block_y == 1);
+  CHECK(past.per_lane == 8);
+  CHECK(past.units == 64);
+  SoftmaxPlan bench = plan_softmax(8192, 4096, 1);
+  CHECK(bench.kernel == SoftmaxKernel::kRegisterRows);
+  CHECK(bench.block_x == 512);
   CHECK(plan_softmax(3, 3000, 1).block_x == 512);
+  SoftmaxPlan last = plan_softmax(3, 8192, 1);
+  CHECK(last.kernel == SoftmaxKernel::kRegisterRows);
+  CHECK(last.block_x == kSoftmaxBlockMaxThreads);
+  SoftmaxPlan stream = plan_softmax(3, 8193, 1);  // past one block's registers: two passes
+  CHECK(stream.kernel == SoftmaxKernel::kBlockRows);
+  CHECK(stream.block_x == kSoftmaxBlockMaxThreads);
   CHECK(plan_softmax(2, 1 << 20, 1).block_x == kSoftmaxBlockMaxThreads);
   SoftmaxPlan strided = plan_softmax(3, 7, 20);
   CHECK(strided.kernel == SoftmaxKernel::kStrided);
@@ -127,7 +143,7 @@ TEST_CASE("cuda softmax plan: the kernel and block shape for each row length") {
   CHECK(wide.tiles == 32);
   CHECK(wide.units == 64);
   for (auto [o, n, i] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 1}, {100, 7, 1}, {64, 33, 1}, {64, 1024, 1},
-                         {64, 1025, 1}, {2, 1 << 20, 1}, {3, 7, 20}, {4, 3000, 2}, {2, 5, 1000}, {1, 1, 3}})
+                         {64, 1025, 1}, {3, 8192, 1}, {3, 8193, 1}, {2, 1 << 20, 1}, {3, 7, 20}, {4, 3000, 2}, {2, 5, 1000}, {1, 1, 3}})
     check_limits(plan_softmax(o, n, i));
 }
 
@@ -142,7 +158,9 @@ TEST_CASE("cuda softmax plan: every element of every line once, in each kernel")
   check_covers(5, 17, 1);     // sub-warp lanes, a partial last block
   check_covers(9, 100, 1);    // 4 elements a lane, the last slots padding
   check_covers(3, 1024, 1);   // the longest register row
-  check_covers(2, 1025, 1);   // the shortest block row
+  check_covers(2, 1025, 1);   // the shortest block-wide register row
+  check_covers(2, 8192, 1);   // the longest
+  check_covers(2, 8193, 1);   // the shortest two-pass block row
   check_covers(3, 5, 1000);   // several column tiles, a partial last one
   check_covers(2, 300, 3);    // narrow columns, many lanes along n
 }

@@ -116,8 +116,10 @@ TEST_CASE("cuda softmax: non-contiguous, 0-dim and empty inputs, the dtype argum
     check_parity([&](const TensorList& x) { return softmax_of(x[0], 0, log); }, {make_input({}, kFloat)});
     check_parity([&](const TensorList& x) { return softmax_of(x[0], 1, log); }, {make_input({3, 0, 4}, kFloat)});
     check_parity([&](const TensorList& x) { return softmax_of(x[0], 0, log); }, {make_input({0, 5}, kFloat)});
-    // 200000 elements a row: a 1024-thread block, many elements a thread.
-    check_parity([&](const TensorList& x) { return softmax_of(x[0], -1, log); }, {make_input({2, 200000}, kFloat)});
+    // 200000 elements a row: a 1024-thread block, many elements a thread. The CPU's float sum
+    // of 200000 terms (in SIMD lanes) is itself good to ~1e-5, which log_softmax shows as is.
+    check_parity([&](const TensorList& x) { return softmax_of(x[0], -1, log); }, {make_input({2, 200000}, kFloat)},
+                 Tol{1e-4, 1e-5});
     // Many rows past one block of registers each.
     check_grad_parity([&](const TensorList& x) { return softmax_of(x[0], 1, log); }, {make_input({4000, 9}, kFloat)});
   }
