@@ -8,10 +8,12 @@
 #include "ember/cuda/cuda.h"
 #include "ember/cuda/gemm.h"
 #include "ember/cuda/index.h"
+#include "ember/cuda/normalization.h"
 #include "ember/cuda/optim.h"
 #include "ember/cuda/pinned_allocator.h"
 #include "ember/cuda/random.h"
 #include "ember/cuda/reduce.h"
+#include "ember/cuda/softmax.h"
 #include "ember/cuda/tril.h"
 #include "ember/cuda/unary.h"
 
@@ -119,6 +121,32 @@ void reduce(ReduceFn, const Tensor&, const Tensor&, uint64_t, double) { no_cuda(
 void arg_reduce(bool, const Tensor&, const Tensor*, const Tensor&, uint64_t) { no_cuda(); }
 void scan(ScanFn, const Tensor&, const Tensor&, int64_t, bool) { no_cuda(); }
 void sort(const Tensor&, const Tensor&, const Tensor&, int64_t, bool) { no_cuda(); }
+
+// ---- softmax.h (softmax.cu), normalization.h (normalization.cu) ----
+void softmax(const Tensor&, const Tensor&, int64_t, bool) { no_cuda(); }
+void softmax_backward(const Tensor&, const Tensor&, const Tensor&, int64_t, bool) { no_cuda(); }
+void batch_norm_stats(const Tensor&, const cpu::ChannelGeom&, const Tensor&, const Tensor&) { no_cuda(); }
+void batch_norm_apply(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                      const cpu::ChannelGeom&, const Tensor&) {
+  no_cuda();
+}
+void batch_norm_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool,
+                         const cpu::ChannelGeom&, const Tensor&, const Tensor&, const Tensor&) {
+  no_cuda();
+}
+void row_norm_stats(const Tensor&, const cpu::RowGeom&, double, const Tensor&, const Tensor&) { no_cuda(); }
+void row_norm_forward(const Tensor&, double, const Tensor&, const Tensor&, const cpu::RowGeom&, const Tensor&,
+                      const Tensor&, const Tensor&) {
+  no_cuda();
+}
+void row_norm_apply(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const cpu::RowGeom&,
+                    const Tensor&) {
+  no_cuda();
+}
+void row_norm_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const cpu::RowGeom&,
+                       const Tensor&, const Tensor&, const Tensor&) {
+  no_cuda();
+}
 
 // ---- gemm.h (gemm.cpp): the cuBLASLt bias epilogue ----
 bool try_gemm_bias(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Scalar&, const Scalar&) {

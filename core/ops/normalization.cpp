@@ -1,6 +1,7 @@
 // batch_norm, layer_norm, group_norm: input checks with PyTorch's messages, the running
 // statistics update, and one op struct per norm whose forward and backward call the fused
-// kernels of core/cpu/normalization.cpp.
+// kernels of core/cpu/normalization.cpp, or their CUDA twins (cuda/normalization.h) for
+// CUDA tensors. The float64 statistics live on the input's device.
 #include "ember/core/ops/normalization.h"
 
 #include <tuple>
@@ -13,6 +14,7 @@
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/unary.h"
 #include "ember/core/shape.h"
+#include "ember/cuda/normalization.h"
 
 namespace ember {
 namespace {
@@ -104,9 +106,13 @@ struct BatchNorm final : NormOp {
   void cpu(const TensorList& in, TensorList& out) const override {
     cpu::batch_norm_apply(in[0], mean, rstd, weight_of(in), bias_of(in), g, out[0]);
   }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::batch_norm_apply(in[0], mean, rstd, weight_of(in), bias_of(in), g, out[0]);
+  }
   void fused_backward(const Tensor& go, const Tensor& x, const Tensor& w, Tensor& gi, Tensor& gw,
                       Tensor& gb) const override {
-    cpu::batch_norm_backward(go, x, mean, rstd, w, batch_stats, g, gi, gw, gb);
+    if (x.is_cuda()) cuda::batch_norm_backward(go, x, mean, rstd, w, batch_stats, g, gi, gw, gb);
+    else cpu::batch_norm_backward(go, x, mean, rstd, w, batch_stats, g, gi, gw, gb);
   }
 };
 
@@ -115,7 +121,7 @@ struct BatchNorm final : NormOp {
 struct RowNorm final : NormOp {
   cpu::RowGeom g;
   const char* op_name;
-  bool stats_in_forward = false;  // mean and rstd are filled by cpu() (one pass per row)
+  bool stats_in_forward = false;  // mean and rstd are filled by the forward (one pass per row)
   explicit RowNorm(const char* n) : op_name(n) {}
   const char* name() const override { return op_name; }
   void cpu(const TensorList& in, TensorList& out) const override {
@@ -126,9 +132,14 @@ struct RowNorm final : NormOp {
     }
     cpu::row_norm_apply(in[0], mean, rstd, weight_of(in), bias_of(in), g, out[0]);
   }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    if (stats_in_forward) cuda::row_norm_forward(in[0], eps, weight_of(in), bias_of(in), g, mean, rstd, out[0]);
+    else cuda::row_norm_apply(in[0], mean, rstd, weight_of(in), bias_of(in), g, out[0]);
+  }
   void fused_backward(const Tensor& go, const Tensor& x, const Tensor& w, Tensor& gi, Tensor& gw,
                       Tensor& gb) const override {
-    cpu::row_norm_backward(go, x, mean, rstd, w, g, gi, gw, gb);
+    if (x.is_cuda()) cuda::row_norm_backward(go, x, mean, rstd, w, g, gi, gw, gb);
+    else cpu::row_norm_backward(go, x, mean, rstd, w, g, gi, gw, gb);
   }
 };
 
@@ -154,6 +165,23 @@ void check_features(const char* what, const std::optional<Tensor>& t, int64_t c)
     EMBER_CHECK(t->numel() == c, what, " should contain ", c, " elements not ", t->numel());
 }
 
+/// The float64 statistics of x, on x's device.
+Tensor stat_buffer(int64_t n, const Tensor& x) { return empty({n}, x.options().dtype(kDouble)); }
+
+/// Each row's mean and rstd, on x's device.
+void row_stats(const Tensor& x, const cpu::RowGeom& g, double eps, Tensor& mean, Tensor& rstd) {
+  if (x.is_cuda()) cuda::row_norm_stats(x, g, eps, mean, rstd);
+  else cpu::row_norm_stats(x, g, eps, mean, rstd);
+}
+
+/// The running statistics are read and updated with the input's device kernels.
+void check_running_device(const std::optional<Tensor>& running, const Tensor& input) {
+  if (running && running->defined())
+    EMBER_CHECK(running->device() == input.device(),
+                "Expected all tensors to be on the same device, but found at least two devices, ", input.device(),
+                " and ", running->device(), "!");
+}
+
 /// running = (1 - momentum) running + momentum stat, in place and unrecorded.
 void update_running(const std::optional<Tensor>& running, const Tensor& stat, double momentum) {
   if (!running || !running->defined()) return;
@@ -175,6 +203,8 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, cons
   check_features("bias", bias, C);
   bool has_running = running_mean && running_mean->defined() && running_var && running_var->defined();
   EMBER_CHECK(training || has_running, "running_mean and running_var must be defined in evaluation mode");
+  check_running_device(running_mean, input);
+  check_running_device(running_var, input);
   Tensor w = param_like(weight, input), b = param_like(bias, input);
   // As PyTorch: an empty batch gives an empty result that still depends on the parameters.
   if (input.numel() == 0) {
@@ -190,8 +220,9 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, cons
   op.eps = eps;
   op.batch_stats = training;
   if (training) {
-    Tensor mean = empty({C}, kDouble), var = empty({C}, kDouble);
-    cpu::batch_norm_stats(x, g, mean, var);
+    Tensor mean = stat_buffer(C, x), var = stat_buffer(C, x);
+    if (x.is_cuda()) cuda::batch_norm_stats(x, g, mean, var);
+    else cpu::batch_norm_stats(x, g, mean, var);
     double n = static_cast<double>(g.N * g.S);
     update_running(running_mean, mean, momentum);
     update_running(running_var, var * (n / (n - 1)), momentum);  // unbiased, as PyTorch
@@ -238,11 +269,11 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
   RowNorm op("native_layer_norm");
   op.g = g;
   op.eps = eps;
-  op.mean = empty({M}, kDouble);
-  op.rstd = empty({M}, kDouble);
+  op.mean = stat_buffer(M, x);
+  op.rstd = stat_buffer(M, x);
   // With elements to normalize, the forward kernel computes the statistics row by row.
   if (x.numel() > 0) op.stats_in_forward = true;
-  else cpu::row_norm_stats(x, g, eps, op.mean, op.rstd);
+  else row_stats(x, g, eps, op.mean, op.rstd);
   op.geom = NormGeom{{M, D}, {1}, {M, 1}, {1, D}, {0}, DimVector(normalized_shape)};
   return run_norm(std::move(op), x, param_like(weight, input), param_like(bias, input));
 }
@@ -270,9 +301,9 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
   RowNorm op("native_group_norm");
   op.g = g;
   op.eps = eps;
-  op.mean = empty({N * G}, kDouble);
-  op.rstd = empty({N * G}, kDouble);
-  cpu::row_norm_stats(x, g, eps, op.mean, op.rstd);
+  op.mean = stat_buffer(N * G, x);
+  op.rstd = stat_buffer(N * G, x);
+  row_stats(x, g, eps, op.mean, op.rstd);
   op.geom = NormGeom{{N, G, Cg, S}, {2, 3}, {N, G, 1, 1}, {1, G, Cg, 1}, {0, 3}, {C}};
   return run_norm(std::move(op), x, param_like(weight, input), param_like(bias, input));
 }

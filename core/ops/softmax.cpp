@@ -1,6 +1,7 @@
 // softmax / log_softmax: forward kernels (max-subtracted, one pass per row over the softmax
 // dim; a fast path when that dim is the innermost), the backward ops (_softmax_backward_data,
 // _log_softmax_backward_data) with their own kernels, and a double-precision reference loop.
+// On CUDA tensors both ops call cuda/softmax.h.
 // The backward ops' own backward is built from public ops, so double backward works.
 #include "ember/core/ops/softmax.h"
 
@@ -20,6 +21,7 @@
 #include "ember/core/ops/unary.h"
 #include "ember/core/shape.h"
 #include "ember/core/tensor_iter.h"
+#include "ember/cuda/softmax.h"
 
 namespace ember {
 namespace {
@@ -232,6 +234,10 @@ struct Softmax final : UnaryOp {
       else forward_inner<T, Log>(xd.data_ptr<T>(), out.data_ptr<T>(), g);
     });
   }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    if (x.numel() == 0) return;
+    cuda::softmax(dense(x), out, dim, Log);
+  }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     return Log ? _log_softmax_backward_data(g, s.output(), dim) : _softmax_backward_data(g, s.output(), dim);
   }
@@ -257,6 +263,10 @@ struct SoftmaxBackwardData final : Op {
       if (geo.inner == 1) backward_lastdim<T, Log>(g.data_ptr<T>(), y.data_ptr<T>(), out[0].data_ptr<T>(), geo.outer, geo.n);
       else backward_inner<T, Log>(g.data_ptr<T>(), y.data_ptr<T>(), out[0].data_ptr<T>(), geo);
     });
+  }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    if (out[0].numel() == 0) return;
+    cuda::softmax_backward(dense(in[0]), dense(in[1]), out[0], dim, Log);
   }
   TensorList backward(const SavedTensors& s, const TensorList& grads) const override {
     Tensor g = s.input(0), y = s.input(1), gg = grads[0];
