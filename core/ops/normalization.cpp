@@ -143,6 +143,18 @@ struct RowNorm final : NormOp {
   }
 };
 
+/// group_norm of an input with no elements (a zero-size batch or spatial dimension): the
+/// empty output through the affine broadcast, so weight and bias still get their (zero)
+/// gradients; the row kernels, which divide a row among its channels, never see S == 0.
+Tensor empty_group_norm(const Tensor& x, const Tensor& w, const Tensor& b) {
+  DimVector channel_view(static_cast<size_t>(x.dim()), 1);
+  channel_view[1] = x.size(1);
+  Tensor y = x.clone();
+  if (w.defined()) y = y * w.view(channel_view);
+  if (b.defined()) y = y + b.view(channel_view);
+  return y;
+}
+
 /// The defined parameter, contiguous and in the input's dtype (undefined if absent).
 Tensor param_like(const std::optional<Tensor>& p, const Tensor& input) {
   if (!p || !p->defined()) return {};
@@ -296,6 +308,7 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
   EMBER_CHECK(input.is_floating_point(), "\"GroupNormKernelImpl\" not implemented for '",
               scalar_type_name(input.dtype()), "'");
   Tensor x = input.contiguous();
+  if (x.numel() == 0) return empty_group_norm(x, param_like(weight, input), param_like(bias, input));
   int64_t G = num_groups, S = prod_of(x.sizes().slice(2)), Cg = C / G;
   cpu::RowGeom g{N * G, Cg * S, G, S};
   RowNorm op("native_group_norm");

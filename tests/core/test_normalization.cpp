@@ -184,6 +184,21 @@ TEST_CASE("group_norm normalises groups of channels (plain loop)") {
   check_close(group_norm(x3, 2), ref_rows(values(x3), 4, 2, 2, 1, {}, {}, 1e-5));
 }
 
+TEST_CASE("group_norm of an input with no elements: empty output, zero parameter gradients") {
+  // A zero-size spatial dimension once divided by zero in the row kernels (SIGFPE).
+  for (auto shape : {std::vector<int64_t>{2, 4, 0}, std::vector<int64_t>{0, 4, 3}}) {
+    Tensor x = empty(shape, kDouble).requires_grad_(true);
+    Tensor w = ones({4}, kDouble).requires_grad_(true), b = zeros({4}, kDouble).requires_grad_(true);
+    Tensor y = group_norm(x, 2, w, b, 1e-5);
+    CHECK(y.sizes().vec() == shape);
+    y.sum().backward();
+    CHECK(x.grad().sizes().vec() == shape);
+    check_close(w.grad(), zeros({4}, kDouble));
+    check_close(b.grad(), zeros({4}, kDouble));
+    CHECK(group_norm(empty(shape, kFloat), 4).sizes().vec() == shape);
+  }
+}
+
 TEST_CASE("normalization gradients: gradcheck in float64, contiguous and not") {
   manual_seed(6);
   Tensor x = rand_leaf({3, 2, 2, 2}), w = rand_leaf({2}), b = rand_leaf({2});
