@@ -15,11 +15,7 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(__CUDACC__)
-#define EMBER_HOST_DEVICE __host__ __device__
-#else
-#define EMBER_HOST_DEVICE
-#endif
+#include "ember/core/host_device.h"
 
 namespace ember::cuda {
 

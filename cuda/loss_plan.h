@@ -13,11 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define EMBER_HOST_DEVICE __host__ __device__
-#else
-#define EMBER_HOST_DEVICE
-#endif
+#include "ember/core/host_device.h"
 
 namespace ember::cuda {
 

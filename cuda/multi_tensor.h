@@ -20,12 +20,7 @@
 #include <vector>
 
 #include "ember/core/error.h"
-
-#if defined(__CUDACC__)
-#define EMBER_HOST_DEVICE __host__ __device__
-#else
-#define EMBER_HOST_DEVICE
-#endif
+#include "ember/core/host_device.h"
 
 namespace ember::cuda {
 

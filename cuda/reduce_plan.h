@@ -22,12 +22,7 @@
 
 #include "ember/core/array_ref.h"
 #include "ember/core/error.h"
-
-#if defined(__CUDACC__)
-#define EMBER_HOST_DEVICE __host__ __device__
-#else
-#define EMBER_HOST_DEVICE
-#endif
+#include "ember/core/host_device.h"
 
 namespace ember::cuda {
 

@@ -16,13 +16,7 @@
 #include <limits>
 #include <type_traits>
 
-#ifndef EMBER_HOST_DEVICE
-#if defined(__CUDACC__)
-#define EMBER_HOST_DEVICE __host__ __device__
-#else
-#define EMBER_HOST_DEVICE
-#endif
-#endif
+#include "ember/core/host_device.h"
 
 namespace ember::cuda::softmax_math {
 

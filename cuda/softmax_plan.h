@@ -22,13 +22,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#ifndef EMBER_HOST_DEVICE
-#if defined(__CUDACC__)
-#define EMBER_HOST_DEVICE __host__ __device__
-#else
-#define EMBER_HOST_DEVICE
-#endif
-#endif
+#include "ember/core/host_device.h"
 
 namespace ember::cuda {
 
