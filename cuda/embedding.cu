@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "ember/cuda/binary_kernels.cuh"
 #include "ember/cuda/device.h"
 #include "ember/cuda/embedding.h"
 #include "ember/cuda/loops.cuh"
@@ -37,20 +38,7 @@ void embedding_rows(const Tensor& weight, const Tensor& idx, const Tensor& out) 
                                                                      idx.data_ptr<int64_t>(),
                                                                      static_cast<B*>(out.data_ptr()), n, dim);
   };
-  switch (weight.element_size()) {
-    case 1:
-      launch.template operator()<uint8_t>();
-      break;
-    case 2:
-      launch.template operator()<uint16_t>();
-      break;
-    case 4:
-      launch.template operator()<uint32_t>();
-      break;
-    default:
-      launch.template operator()<uint64_t>();
-      break;
-  }
+  binary_kernels::visit_by_size(weight.dtype(), launch);  // the bits move, whatever the dtype
   EMBER_CUDA_CHECK_LAUNCH();
 }
 

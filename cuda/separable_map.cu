@@ -8,6 +8,7 @@
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/separable_map.h"
 #include "ember/cuda/axis_tables.h"
+#include "ember/cuda/binary_kernels.cuh"
 #include "ember/cuda/device.h"
 #include "ember/cuda/loops.cuh"
 #include "ember/cuda/separable_map.h"
@@ -98,20 +99,7 @@ void separable_gather(const Tensor& x, const Tensor& out, const resample::AxisMa
     gather_kernel<B><<<blocks, kThreads, 0, stream>>>(static_cast<const B*>(x.data_ptr()),
                                                       static_cast<B*>(out.data_ptr()), planes, t.h, t.w);
   };
-  switch (x.element_size()) {
-    case 1:
-      launch.template operator()<uint8_t>();
-      break;
-    case 2:
-      launch.template operator()<uint16_t>();
-      break;
-    case 4:
-      launch.template operator()<uint32_t>();
-      break;
-    default:
-      launch.template operator()<uint64_t>();
-      break;
-  }
+  binary_kernels::visit_by_size(x.dtype(), launch);  // the bits move, whatever the dtype
   EMBER_CUDA_CHECK_LAUNCH();
 }
 
