@@ -40,8 +40,8 @@ __global__ void update_scale_kernel(float* scale, int32_t* growth_tracker, const
 
 /// A 1-element float32 (or `dtype`) tensor on `device`, as the callers promise.
 void check_scalar(const Tensor& t, ScalarType dtype, Device device, const char* what, const char* name) {
-  EMBER_CHECK(t.defined() && t.is_cuda() && t.device() == device && t.dtype() == dtype && t.numel() == 1, what,
-              ": ", name, " must be a 1-element ", scalar_type_name(dtype), " tensor on ", device);
+  EMBER_CHECK(t.defined() && t.is_cuda() && t.device() == device && t.dtype() == dtype && t.numel() == 1,
+              what, ": ", name, " must be a 1-element ", scalar_type_name(dtype), " tensor on ", device);
 }
 
 template <class T>
@@ -74,8 +74,9 @@ void amp_non_finite_check_and_unscale(const std::vector<Tensor>& grads, const Te
   check_scalar(found_inf, kFloat, device, what, "found_inf");
   check_scalar(inv_scale, kFloat, device, what, "inv_scale");
   for (const Tensor& g : grads)
-    EMBER_CHECK(g.defined() && g.is_cuda() && g.device() == device && g.dtype() == first.dtype() && g.is_contiguous(),
-                what, ": the gradients must be contiguous CUDA tensors of one device and dtype");
+    EMBER_CHECK(
+        g.defined() && g.is_cuda() && g.device() == device && g.dtype() == first.dtype() && g.is_contiguous(),
+        what, ": the gradients must be contiguous CUDA tensors of one device and dtype");
   DeviceGuard guard(device);
   visit_float_dtype(first.dtype(), what, [&]<typename T>() {
     unscale_typed<T>(grads, static_cast<float*>(found_inf.data_ptr()),

@@ -35,7 +35,8 @@ EMBER_HOST_DEVICE inline M unscale(M v, float inv_scale) {
 /// (kept when the product overflows float32) and the tracker restarts. The products are taken
 /// in double and rounded to float once, as PyTorch's kernels do.
 EMBER_HOST_DEVICE inline void update_scale(float& scale, int32_t& growth_tracker, float found_inf,
-                                           double growth_factor, double backoff_factor, int64_t growth_interval) {
+                                           double growth_factor, double backoff_factor,
+                                           int64_t growth_interval) {
   if (found_inf != 0.f) {
     scale = static_cast<float>(scale * backoff_factor);
     growth_tracker = 0;

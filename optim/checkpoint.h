@@ -1,7 +1,8 @@
 // Training checkpoints: model, optimizer, LR scheduler, the CPU random generator and progress
 // counters in ONE safetensors file, written atomically, so a run resumes exactly where it
 // stopped (same parameters bit for bit, same dropout masks) and a crash mid-save keeps the
-// previous checkpoint; with mixed precision also the GradScaler. Also libtorch's ember::save(optimizer, path) / ember::load(optimizer, path).
+// previous checkpoint; with mixed precision also the GradScaler. Also libtorch's
+// ember::save(optimizer, path) / ember::load(optimizer, path).
 #pragma once
 
 #include <concepts>
@@ -34,7 +35,8 @@ namespace ember::optim {
 //   "rng.cpu"          the default CPU generator's state (uint8, Generator::get_state())
 // and metadata strings "ember.checkpoint" = "1", "ember.epoch", "ember.step",
 // "ember.best_metric" (shortest round-trip decimal, "nan" when unset), "ember.has_scheduler",
-// "ember.has_scaler" (absent in files saved before scalers were: read as "0"), plus the caller's own metadata (keys must not start with "ember.").
+// "ember.has_scaler" (absent in files saved before scalers were: read as "0"), plus the
+// caller's own metadata (keys must not start with "ember.").
 
 /// Progress saved alongside the state: what a training loop needs to resume. Options-style
 /// (`CheckpointInfo().epoch(3).best_metric(0.91)`; read with `info.epoch()`).
@@ -57,8 +59,11 @@ class SchedulerRef {
   using Dict = OrderedDict<std::string, Tensor>;
   SchedulerRef() = default;
   SchedulerRef(std::nullptr_t) {}  // NOLINT: no scheduler
+  // A GradScaler has the same two methods but is not a scheduler: it has its own argument
+  // (save_checkpoint(path, model, optimizer, nullptr, scaler)).
   template <class S>
-  requires(!std::same_as<std::remove_cv_t<S>, SchedulerRef>) && requires(S& s, const Dict& d) {
+  requires(!std::same_as<std::remove_cv_t<S>, SchedulerRef>) &&
+          (!std::same_as<std::remove_cv_t<S>, amp::GradScaler>) && requires(S& s, const Dict& d) {
     { s.state_dict() } -> std::convertible_to<Dict>;
     s.load_state_dict(d);
   }

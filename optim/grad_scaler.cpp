@@ -58,7 +58,8 @@ class PerDevice {
   explicit PerDevice(Tensor master) : master_(std::move(master)) {}
   const Tensor& get(Device device) {
     auto [it, inserted] = copies_.try_emplace(device_key(device));
-    if (inserted) it->second = master_.device() == device ? master_ : master_.to(device, false, /*copy=*/true);
+    if (inserted)
+      it->second = master_.device() == device ? master_ : master_.to(device, false, /*copy=*/true);
     return it->second;
   }
   std::map<DeviceKey, Tensor> take() { return std::move(copies_); }
@@ -79,8 +80,9 @@ void non_finite_check_and_unscale_(const std::vector<Tensor>& grads, const Tenso
   check_flag(found_inf, device, "found_inf");
   check_flag(inv_scale, device, "inv_scale");
   for (const Tensor& g : grads)
-    EMBER_CHECK(g.defined() && g.device() == device && is_floating_point(g.dtype()),
-                "_amp_foreach_non_finite_check_and_unscale_: the gradients must be floating tensors on one device");
+    EMBER_CHECK(
+        g.defined() && g.device() == device && is_floating_point(g.dtype()),
+        "_amp_foreach_non_finite_check_and_unscale_: the gradients must be floating tensors on one device");
   NoGradGuard no_grad;
   // The kernels take contiguous memory; a strided gradient is unscaled in a copy written back.
   std::vector<Tensor> work;
@@ -90,7 +92,8 @@ void non_finite_check_and_unscale_(const std::vector<Tensor>& grads, const Tenso
     // One fused launch sequence per dtype.
     std::map<ScalarType, std::vector<Tensor>> by_dtype;
     for (const Tensor& w : work) by_dtype[w.dtype()].push_back(w);
-    for (const auto& [dtype, list] : by_dtype) cuda::amp_non_finite_check_and_unscale(list, found_inf, inv_scale);
+    for (const auto& [dtype, list] : by_dtype)
+      cuda::amp_non_finite_check_and_unscale(list, found_inf, inv_scale);
   } else {
     const float inv = inv_scale.item<float>();
     bool non_finite = false;
@@ -106,7 +109,8 @@ void non_finite_check_and_unscale_(const std::vector<Tensor>& grads, const Tenso
 void update_scale_(const Tensor& current_scale, const Tensor& growth_tracker, const Tensor& found_inf,
                    double growth_factor, double backoff_factor, int64_t growth_interval) {
   if (current_scale.is_cuda()) {
-    cuda::amp_update_scale(current_scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval);
+    cuda::amp_update_scale(current_scale, growth_tracker, found_inf, growth_factor, backoff_factor,
+                           growth_interval);
     return;
   }
   EMBER_CHECK(current_scale.dtype() == kFloat && current_scale.numel() == 1,
@@ -124,7 +128,8 @@ void update_scale_(const Tensor& current_scale, const Tensor& growth_tracker, co
 GradScaler::GradScaler(const std::string& device, const GradScalerOptions& options)
     : device_type_(Device(device).type()), enabled_(options.enabled()) {
   if (device_type_ == kCUDA && enabled_ && !cuda::is_available()) {
-    std::cerr << "UserWarning: torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.\n";
+    std::cerr
+        << "UserWarning: torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.\n";
     enabled_ = false;
   }
   if (!enabled_) return;
@@ -137,7 +142,8 @@ GradScaler::GradScaler(const std::string& device, const GradScalerOptions& optio
 }
 
 void GradScaler::check_scale_growth_tracker(const char* funcname) const {
-  const char* fix = "This may indicate your script did not use scaler.scale(loss or outputs) earlier in the iteration.";
+  const char* fix =
+      "This may indicate your script did not use scaler.scale(loss or outputs) earlier in the iteration.";
   EMBER_CHECK(scale_.defined(), "Attempted ", funcname, " but _scale is None.  ", fix);
   EMBER_CHECK(growth_tracker_.defined(), "Attempted ", funcname, " but _growth_tracker is None.  ", fix);
 }
@@ -279,7 +285,8 @@ Dict GradScaler::state_dict() const {
   d.insert("scale", optim::detail::dict_scalar(get_scale()));
   d.insert("growth_factor", optim::detail::dict_scalar(growth_factor_));
   d.insert("backoff_factor", optim::detail::dict_scalar(backoff_factor_));
-  d.insert("growth_interval", optim::detail::dict_scalar(static_cast<double>(growth_interval_), /*integral=*/true));
+  d.insert("growth_interval",
+           optim::detail::dict_scalar(static_cast<double>(growth_interval_), /*integral=*/true));
   d.insert("_growth_tracker",
            optim::detail::dict_scalar(static_cast<double>(growth_tracker_value()), /*integral=*/true));
   return d;
@@ -290,7 +297,9 @@ void GradScaler::load_state_dict(const Dict& state_dict) {
   EMBER_CHECK(!state_dict.is_empty(),
               "The source state dict is empty, possibly because it was saved from a disabled instance of "
               "GradScaler.");
-  auto value = [&](const char* key) { return optim::detail::dict_value(state_dict, key, "GradScaler state_dict"); };
+  auto value = [&](const char* key) {
+    return optim::detail::dict_value(state_dict, key, "GradScaler state_dict");
+  };
   // Read every entry before changing anything, so a dict missing one changes nothing.
   const double scale = value("scale");
   const double growth_factor = value("growth_factor");

@@ -46,7 +46,8 @@ void check_unscale(const std::vector<Tensor>& grads, double inv_scale) {
   amp::non_finite_check_and_unscale_(gpu, found_gpu, on_cuda(inv));
   CHECK(found_gpu.item<double>() == found_cpu.item<double>());
   // The same single multiplication in the same type on both devices: bit-equal values.
-  for (size_t i = 0; i < grads.size(); ++i) check_same(gpu[i], cpu[i], Tol{0, 0}, "gradient " + std::to_string(i));
+  for (size_t i = 0; i < grads.size(); ++i)
+    check_same(gpu[i], cpu[i], Tol{0, 0}, "gradient " + std::to_string(i));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "ember/cuda/amp_math.h"
@@ -233,8 +234,11 @@ TEST_CASE("test_grad_scaler: the fused unscale-and-check on the CPU") {
                 "found_inf must be a 1-element float32 tensor");
     check_error([&] { amp::non_finite_check_and_unscale_({g}, zeros({}, kFloat), zeros({2}, kFloat)); },
                 "inv_scale must be a 1-element float32 tensor");
-    check_error([&] { amp::non_finite_check_and_unscale_({tensor({1, 2})}, zeros({}, kFloat), inv); },
-                "floating tensors");
+    check_error(
+        [&] {
+          amp::non_finite_check_and_unscale_({tensor({1, 2})}, zeros({}, kFloat), inv);
+        },
+        "floating tensors");
   }
 }
 
@@ -289,7 +293,8 @@ TEST_CASE("test_grad_scaler: PyTorch's error messages") {
     GradScaler scaler("cpu");
     scaler.scale((h.to(kFloat) * 2.0).sum()).backward();
     check_error([&] { scaler.unscale_(opt); }, "Attempting to unscale FP16 gradients.");
-    check_error([] { GradScaler("cpu", GradScalerOptions().growth_factor(1.0)); }, "The growth factor must be > 1.0.");
+    check_error([] { GradScaler("cpu", GradScalerOptions().growth_factor(1.0)); },
+                "The growth factor must be > 1.0.");
     check_error([] { GradScaler("cpu", GradScalerOptions().backoff_factor(1.0)); },
                 "The backoff factor must be < 1.0.");
     const std::string reason = "new_scale should be a float or a 1-element torch.cuda.FloatTensor";
@@ -401,6 +406,9 @@ TEST_CASE("test_grad_scaler: unscale_, clip_grad_norm_, then step unscales once"
   check_close(s.w.detach() - before, {-0.125 * clipped[0], -0.125 * clipped[1], 0, 0}, 1e-7, 1e-6);
   s.scaler.update();
 }
+
+// A scaler has a scheduler's two methods but never passes for one.
+static_assert(!std::is_constructible_v<SchedulerRef, GradScaler&>);
 
 TEST_CASE("test_grad_scaler: checkpoints carry the scaler; old ones still load") {
   TempDir tmp;
