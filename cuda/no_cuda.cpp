@@ -215,3 +215,14 @@ void max_pool_scatter(const Tensor&, const Tensor&, const Tensor&, const resampl
 }
 
 }  // namespace ember::cuda
+
+// ---- amp.h (amp.cu): gradient scaling ----
+// Self-contained section (its own include) so it merges without touching the list above.
+#include "ember/cuda/amp.h"
+
+namespace ember::cuda {
+
+void amp_non_finite_check_and_unscale(const std::vector<Tensor>&, const Tensor&, const Tensor&) { no_cuda(); }
+void amp_update_scale(const Tensor&, const Tensor&, const Tensor&, double, double, int64_t) { no_cuda(); }
+
+}  // namespace ember::cuda

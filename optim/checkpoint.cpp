@@ -9,6 +9,7 @@
 #include "ember/core/generator.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/serialize.h"
+#include "ember/optim/grad_scaler.h"
 
 namespace ember::optim {
 namespace {
@@ -18,6 +19,7 @@ using Dict = OrderedDict<std::string, Tensor>;
 constexpr const char* kModel = "model.";
 constexpr const char* kOptimizer = "optimizer.";
 constexpr const char* kScheduler = "scheduler.";
+constexpr const char* kScaler = "scaler.";
 constexpr const char* kRng = "rng.cpu";
 
 void add_prefixed(Dict& out, const std::string& prefix, const Dict& in) {
@@ -62,7 +64,7 @@ void restore_rng(const Tensor& t, const std::string& path) {
 }
 
 void write(const std::string& path, const nn::Module& model, const Optimizer& optimizer,
-           const SchedulerRef& scheduler, const CheckpointInfo& info) {
+           const SchedulerRef& scheduler, const amp::GradScaler* scaler, const CheckpointInfo& info) {
   SafetensorsMetadata meta;
   for (const auto& [k, v] : info.metadata()) {
     EMBER_CHECK(k.rfind("ember.", 0) != 0, "save_checkpoint: metadata key '", k,
@@ -74,10 +76,12 @@ void write(const std::string& path, const nn::Module& model, const Optimizer& op
   meta["ember.step"] = std::to_string(info.step());
   meta["ember.best_metric"] = format_double(info.best_metric());
   meta["ember.has_scheduler"] = scheduler ? "1" : "0";
+  meta["ember.has_scaler"] = scaler ? "1" : "0";
   Dict all;
   add_prefixed(all, kModel, model.state_dict());
   add_prefixed(all, kOptimizer, optimizer.state_dict());
   if (scheduler) add_prefixed(all, kScheduler, scheduler.state_dict());
+  if (scaler) add_prefixed(all, kScaler, scaler->state_dict());
   all.insert(kRng, rng_state_tensor());
   save_file(all, path, meta);
 }
@@ -105,7 +109,7 @@ CheckpointInfo parse_info(const SafetensorsMetadata& meta, const std::string& pa
 
 // The checkpoint's tensors split by prefix; anything else in the file is an error.
 struct Parts {
-  Dict model, optimizer, scheduler;
+  Dict model, optimizer, scheduler, scaler;
   Tensor rng;
 };
 
@@ -119,6 +123,8 @@ Parts split(const Dict& all, const std::string& path) {
       p.optimizer.insert(k.substr(std::strlen(kOptimizer)), item.value());
     else if (k.rfind(kScheduler, 0) == 0)
       p.scheduler.insert(k.substr(std::strlen(kScheduler)), item.value());
+    else if (k.rfind(kScaler, 0) == 0)
+      p.scaler.insert(k.substr(std::strlen(kScaler)), item.value());
     else if (k == kRng)
       p.rng = item.value();
     else
@@ -133,29 +139,54 @@ Parts split(const Dict& all, const std::string& path) {
 
 void save_checkpoint(const std::string& path, const nn::Module& model, const Optimizer& optimizer,
                      const CheckpointInfo& info) {
-  write(path, model, optimizer, SchedulerRef(), info);
+  write(path, model, optimizer, SchedulerRef(), nullptr, info);
 }
 
 void save_checkpoint(const std::string& path, const nn::Module& model, const Optimizer& optimizer,
                      SchedulerRef scheduler, const CheckpointInfo& info) {
-  write(path, model, optimizer, scheduler, info);
+  write(path, model, optimizer, scheduler, nullptr, info);
 }
 
-CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, Optimizer& optimizer,
-                               SchedulerRef scheduler) {
+void save_checkpoint(const std::string& path, const nn::Module& model, const Optimizer& optimizer,
+                     SchedulerRef scheduler, const amp::GradScaler& scaler, const CheckpointInfo& info) {
+  write(path, model, optimizer, scheduler, &scaler, info);
+}
+
+namespace {
+
+bool has_flag(const SafetensorsMetadata& meta, const char* key) {
+  auto it = meta.find(key);
+  return it != meta.end() && it->second == "1";
+}
+
+CheckpointInfo load_all(const std::string& path, nn::Module& model, Optimizer& optimizer,
+                        const SchedulerRef& scheduler, amp::GradScaler* scaler) {
   // Read and check the whole file first, so a bad file changes nothing.
   SafetensorsMetadata meta = load_file_metadata(path);
   CheckpointInfo info = parse_info(meta, path);
   Parts parts = split(load_file(path), path);
-  auto has = meta.find("ember.has_scheduler");
-  bool has_scheduler = has != meta.end() && has->second == "1";
-  EMBER_CHECK(!scheduler || has_scheduler, "load_checkpoint: a scheduler was given but checkpoint '", path,
-              "' was saved without one");
+  EMBER_CHECK(!scheduler || has_flag(meta, "ember.has_scheduler"),
+              "load_checkpoint: a scheduler was given but checkpoint '", path, "' was saved without one");
+  EMBER_CHECK(!scaler || has_flag(meta, "ember.has_scaler"), "load_checkpoint: a GradScaler was given but checkpoint '",
+              path, "' was saved without one");
   model.load_state_dict(parts.model, /*strict=*/true);
   optimizer.load_state_dict(parts.optimizer);
   if (scheduler) scheduler.load_state_dict(parts.scheduler);
+  if (scaler) scaler->load_state_dict(parts.scaler);
   restore_rng(parts.rng, path);
   return info;
+}
+
+}  // namespace
+
+CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, Optimizer& optimizer,
+                               SchedulerRef scheduler) {
+  return load_all(path, model, optimizer, scheduler, nullptr);
+}
+
+CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, Optimizer& optimizer,
+                               SchedulerRef scheduler, amp::GradScaler& scaler) {
+  return load_all(path, model, optimizer, scheduler, &scaler);
 }
 
 CheckpointInfo load_checkpoint_model(const std::string& path, nn::Module& model, bool strict) {

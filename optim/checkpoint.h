@@ -1,7 +1,8 @@
 // Training checkpoints: model, optimizer, LR scheduler, the CPU random generator and progress
 // counters in ONE safetensors file, written atomically, so a run resumes exactly where it
 // stopped (same parameters bit for bit, same dropout masks) and a crash mid-save keeps the
-// previous checkpoint. Also libtorch's ember::save(optimizer, path) / ember::load(optimizer, path).
+// previous checkpoint; with mixed precision also the GradScaler. Also libtorch's
+// ember::save(optimizer, path) / ember::load(optimizer, path).
 #pragma once
 
 #include <concepts>
@@ -18,6 +19,10 @@
 #include "ember/nn/module.h"
 #include "ember/optim/optimizer.h"
 
+namespace ember::amp {
+class GradScaler;
+}
+
 namespace ember::optim {
 
 // Note [Checkpoint file layout]
@@ -25,10 +30,13 @@ namespace ember::optim {
 //   "model.<key>"      the model's state_dict() (PyTorch's keys, e.g. "model.fc1.weight")
 //   "optimizer.<key>"  Optimizer::state_dict() (Note [Optimizer state dict])
 //   "scheduler.<key>"  the scheduler's state_dict(), when one was saved
+//   "scaler.<key>"     the amp::GradScaler's state_dict(), when one was saved (none for a
+//                      disabled scaler, whose state_dict() is empty)
 //   "rng.cpu"          the default CPU generator's state (uint8, Generator::get_state())
 // and metadata strings "ember.checkpoint" = "1", "ember.epoch", "ember.step",
 // "ember.best_metric" (shortest round-trip decimal, "nan" when unset), "ember.has_scheduler",
-// plus the caller's own metadata (keys must not start with "ember.").
+// "ember.has_scaler" (absent in files saved before scalers were: read as "0"), plus the
+// caller's own metadata (keys must not start with "ember.").
 
 /// Progress saved alongside the state: what a training loop needs to resume. Options-style
 /// (`CheckpointInfo().epoch(3).best_metric(0.91)`; read with `info.epoch()`).
@@ -51,8 +59,11 @@ class SchedulerRef {
   using Dict = OrderedDict<std::string, Tensor>;
   SchedulerRef() = default;
   SchedulerRef(std::nullptr_t) {}  // NOLINT: no scheduler
+  // A GradScaler has the same two methods but is not a scheduler: it has its own argument
+  // (save_checkpoint(path, model, optimizer, nullptr, scaler)).
   template <class S>
-  requires(!std::same_as<std::remove_cv_t<S>, SchedulerRef>) && requires(S& s, const Dict& d) {
+  requires(!std::same_as<std::remove_cv_t<S>, SchedulerRef>) &&
+          (!std::same_as<std::remove_cv_t<S>, amp::GradScaler>) && requires(S& s, const Dict& d) {
     { s.state_dict() } -> std::convertible_to<Dict>;
     s.load_state_dict(d);
   }
@@ -78,6 +89,10 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const Opt
 void save_checkpoint(const std::string& path, const nn::Module& model, const Optimizer& optimizer,
                      SchedulerRef scheduler, const CheckpointInfo& info = {});
 
+/// As above, also saving the GradScaler's state (pass nullptr as the scheduler for none).
+void save_checkpoint(const std::string& path, const nn::Module& model, const Optimizer& optimizer,
+                     SchedulerRef scheduler, const amp::GradScaler& scaler, const CheckpointInfo& info = {});
+
 /// Restores model (strictly), optimizer, the CPU RNG and, when given, the scheduler, from a
 /// checkpoint; returns its CheckpointInfo. The objects must be built as the saved ones were
 /// (same architecture, optimizer type, parameter groups and scheduler type). A checkpoint
@@ -87,6 +102,10 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const Opt
 /// rejects its state (built differently) throws with the objects before it already restored.
 CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, Optimizer& optimizer,
                                SchedulerRef scheduler = {});
+/// As above, also restoring the GradScaler (after the scheduler, before the RNG); the file
+/// must have been saved with one. A checkpoint saved with a scaler loads without one too.
+CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, Optimizer& optimizer,
+                               SchedulerRef scheduler, amp::GradScaler& scaler);
 /// Restores only the model's weights from a checkpoint (e.g. for evaluation).
 CheckpointInfo load_checkpoint_model(const std::string& path, nn::Module& model, bool strict = true);
 /// Reads only a checkpoint's CheckpointInfo.
