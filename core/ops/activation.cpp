@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/core/autocast.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/unary_internal.h"
 #include "ember/core/shape.h"
@@ -171,6 +172,7 @@ struct Mish final : FloatMap<Mish> {
 // softplus: log(1 + e^{beta x}) / beta, or x itself where beta x > threshold (for stability).
 // d/dx = sigmoid(beta x), or 1 above the threshold.
 struct Softplus final : FloatMap<Softplus> {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kSoftplus;
   double beta, threshold;
   Softplus(double b, double t) : beta(b), threshold(t) {}
@@ -338,6 +340,8 @@ Tensor gelu(const Tensor& x, std::string_view approximate) {
 Tensor silu(const Tensor& x) { return same_dtype_unary<Silu>(x); }
 Tensor mish(const Tensor& x) { return same_dtype_unary<Mish>(x); }
 Tensor softplus(const Tensor& x, const Scalar& beta, const Scalar& threshold) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(Softplus::kAutocast, &softplus, x, beta, threshold);
   return same_dtype_unary(x, Softplus{beta.toDouble(), threshold.toDouble()});
 }
 

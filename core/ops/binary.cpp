@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "ember/core/autocast.h"
 #include "ember/core/ops/binary_internal.h"
 #include "ember/core/ops/unary.h"
 #include "ember/cuda/binary.h"
@@ -330,6 +331,7 @@ void float_pow_scalar(const Tensor& x, Tensor& out, double e) {
 
 // pow(x, e) for a scalar e: d/dx x^e = e x^(e-1); zero when e == 0 (x^0 is constant 1).
 struct PowScalar final : UnaryOp {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   Scalar exponent;
   explicit PowScalar(Scalar e) : exponent(e) {}
   const char* name() const override { return "pow"; }
@@ -357,6 +359,7 @@ struct PowScalar final : UnaryOp {
 // pow(a, b) for tensors: d/da = b a^(b-1) (zero where b == 0), d/db = a^b log(a), taken as
 // zero where a == 0 and b >= 0 (the limit PyTorch uses, instead of 0 * -inf = nan).
 struct PowTensor final : Op {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   bool scalar_base;  // pow(Scalar, Tensor): PyTorch's PowBackward2
   explicit PowTensor(bool scalar = false) : scalar_base(scalar) {}
   const char* name() const override { return "pow"; }
@@ -389,6 +392,7 @@ void check_int_pow(ScalarType result, const Scalar& e) {
 
 // atan2(a, b) = angle of (b, a): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2).
 struct Atan2 final : Op {
+  static constexpr AutocastPolicies kAutocast = autocast::kPromoteCudaOnly;
   const char* name() const override { return "atan2"; }
   bool elementwise() const override { return true; }
   void cpu(const TensorList& in, TensorList& out) const override {
@@ -519,21 +523,29 @@ Tensor fmod(const Tensor& a, const Scalar& b) {
 }
 
 Tensor pow(const Tensor& a, const Tensor& b) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(PowTensor::kAutocast, [](const Tensor& x, const Tensor& y) { return pow(x, y); }, a, b);
   auto p = prepare(a, b);
   return run_op(PowTensor{}, {p.a, p.b}, p.out);
 }
 Tensor pow(const Tensor& a, const Scalar& b) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(PowScalar::kAutocast, [](const Tensor& x, const Scalar& y) { return pow(x, y); }, a, b);
   ScalarType t = result_type(a, b);
   check_int_pow(t, b);
   return run_op(PowScalar{b}, {a.to(t)}, OutSpec{DimVector(a.sizes()), t});
 }
 Tensor pow(const Scalar& a, const Tensor& b) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(PowTensor::kAutocast, [](const Scalar& x, const Tensor& y) { return pow(x, y); }, a, b);
   // The base becomes a 0-dim tensor; a gradient flows to the exponent only.
   auto p = prepare(wrap_scalar(a, result_type(a, b), b.device()), b);
   return run_op(PowTensor{true}, {p.a, p.b}, p.out);
 }
 
 Tensor atan2(const Tensor& a, const Tensor& b) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(Atan2::kAutocast, &atan2, a, b);
   auto p = prepare_div(a, b);  // integers compute in the default float dtype
   return run_op(Atan2{}, {p.a, p.b}, p.out);
 }

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/core/autocast.h"
 #include "ember/core/cpu/conv.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/creation.h"
@@ -104,6 +105,7 @@ Tensor bias_grad(const Tensor& g) {
 // where Wgrad(z, o) = d<C(z; w), o>/dw (ConvolutionBackwardWeight). For the transposed case,
 // <C^T(x; w), g> = <x, C(g; w)>, so it is C with the roles of input and gradient swapped.
 struct Convolution final : Op {
+  static constexpr AutocastPolicies kAutocast = autocast::kLowerPrecisionBoth;
   ConvParams p;
   explicit Convolution(ConvParams params) : p(std::move(params)) {}
   const char* name() const override { return "convolution"; }
@@ -316,6 +318,10 @@ Tensor convolution_mode(const Tensor& input, const Tensor& weight, const Tensor&
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
                    IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
                    int64_t groups) {
+  // conv1d/conv2d/conv_transpose* all come here: their casts happen once, at this entry.
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(Convolution::kAutocast, &convolution, input, weight, bias, stride, padding, dilation,
+                          transposed, output_padding, groups);
   EMBER_CHECK(!bias.defined() || bias.dtype() == input.dtype(), "Input type (", type_meta_name(input.dtype()),
               ") and bias type (", type_meta_name(bias.dtype()), ") should be the same");
   EMBER_CHECK(weight.dim() >= 3, "weight should have at least three dimensions");

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 
+#include "ember/core/autocast.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/index_common.h"
@@ -235,6 +236,7 @@ struct Index final : UnaryOp {
 // dims value was broadcast along (the engine does that).
 // elementwise() here means what run_inplace_op needs: out may be in[0] itself.
 struct IndexPut final : Op {
+  static constexpr AutocastPolicies kAutocast = autocast::kPromoteCudaOnly;
   OptionalTensors indices;
   bool accumulate;
   IndexPut(OptionalTensors i, bool acc) : indices(std::move(i)), accumulate(acc) {}
@@ -453,6 +455,8 @@ Tensor& index_put_(Tensor& self, const OptionalTensors& indices, const Tensor& v
 }
 
 Tensor index_put(const Tensor& self, const OptionalTensors& indices, const Tensor& value, bool accumulate) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(IndexPut::kAutocast, &index_put, self, indices, value, accumulate);
   check_put_dtype(self, value);
   OptionalTensors idx = expand_indices(self, indices);
   check_value_shape(value, plan_index(self.sizes(), idx).out_shape);

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/core/autocast.h"
 #include "ember/core/cpu/gemm.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/binary.h"
@@ -41,6 +42,7 @@ Tensor scaled(const Tensor& t, const Scalar& s) { return s.toDouble() == 1.0 ? t
 
 // mm: C = A B.  dA = G B^T, dB = A^T G.
 struct Mm final : Op {
+  static constexpr AutocastPolicies kAutocast = autocast::kLowerPrecisionBoth;
   const char* name() const override { return "mm"; }
   void cpu(const TensorList& in, TensorList& out) const override {
     cpu::addmm_out(out[0], in[0], in[1], 0, 1);
@@ -56,6 +58,7 @@ struct Mm final : Op {
 
 // bmm: C_i = A_i B_i per batch item.  dA_i = G_i B_i^T, dB_i = A_i^T G_i.
 struct Bmm final : Op {
+  static constexpr AutocastPolicies kAutocast = autocast::kLowerPrecisionBoth;
   const char* name() const override { return "bmm"; }
   void cpu(const TensorList& in, TensorList& out) const override {
     cpu::addmm_out(out[0], in[0], in[1], 0, 1);
@@ -99,6 +102,7 @@ TensorList add_product_backward(const SavedTensors& s, const Tensor& g, const Sc
 
 // addmm: out = beta self + alpha A B (see add_product_backward for the gradients).
 struct Addmm final : Op {
+  static constexpr AutocastPolicies kAutocast = autocast::kLowerPrecisionBoth;
   Scalar beta, alpha;
   Addmm(Scalar b, Scalar a) : beta(b), alpha(a) {}
   const char* name() const override { return "addmm"; }
@@ -117,6 +121,7 @@ struct Addmm final : Op {
 
 // baddbmm: out_i = beta self_i + alpha A_i B_i (gradients as addmm's, per batch item).
 struct Baddbmm final : Op {
+  static constexpr AutocastPolicies kAutocast = autocast::kLowerPrecisionBoth;
   Scalar beta, alpha;
   Baddbmm(Scalar b, Scalar a) : beta(b), alpha(a) {}
   const char* name() const override { return "baddbmm"; }
@@ -131,6 +136,7 @@ struct Baddbmm final : Op {
 
 // mv: y = M v, the product with v as a one-column matrix.  dM = G v^T (outer), dv = M^T G.
 struct Mv final : Op {
+  static constexpr AutocastPolicies kAutocast = autocast::kLowerPrecisionCudaOnly;
   const char* name() const override { return "mv"; }
   void cpu(const TensorList& in, TensorList& out) const override { forward(in, out[0]); }
   void cuda(const TensorList& in, TensorList& out) const override { forward(in, out[0]); }
@@ -149,6 +155,7 @@ struct Mv final : Op {
 
 // dot: s = sum_i a_i b_i, a (1 x k) times b (k x 1).  da = g b, db = g a.
 struct Dot final : Op {
+  static constexpr AutocastPolicies kAutocast = autocast::kPromoteCudaOnly;
   const char* name() const override { return "dot"; }
   void cpu(const TensorList& in, TensorList& out) const override { forward(in, out[0]); }
   void cuda(const TensorList& in, TensorList& out) const override { forward(in, out[0]); }
@@ -229,6 +236,8 @@ Tensor batched_matmul(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(Mm::kAutocast, &mm, a, b);
   EMBER_CHECK(a.dim() == 2, "self must be a matrix");
   EMBER_CHECK(b.dim() == 2, "mat2 must be a matrix");
   EMBER_CHECK(a.size(1) == b.size(0), "mat1 and mat2 shapes cannot be multiplied (", a.size(0), "x",
@@ -241,6 +250,8 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(Bmm::kAutocast, &bmm, a, b);
   EMBER_CHECK(a.dim() == 3, "batch1 must be a 3D tensor");
   EMBER_CHECK(b.dim() == 3, "batch2 must be a 3D tensor");
   EMBER_CHECK(b.size(0) == a.size(0) && b.size(1) == a.size(2),
@@ -253,6 +264,8 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 
 Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scalar& beta,
              const Scalar& alpha) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(Addmm::kAutocast, &addmm, self, m1, m2, beta, alpha);
   EMBER_CHECK(self.dtype() == m2.dtype(), "self and mat2 must have the same dtype, but got ",
               scalar_type_name(self.dtype()), " and ", scalar_type_name(m2.dtype()));
   EMBER_CHECK(m1.dtype() == m2.dtype(), "mat1 and mat2 must have the same dtype, but got ",
@@ -269,6 +282,8 @@ Tensor addmm(const Tensor& self, const Tensor& m1, const Tensor& m2, const Scala
 
 Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Scalar& beta,
                const Scalar& alpha) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(Baddbmm::kAutocast, &baddbmm, self, b1, b2, beta, alpha);
   EMBER_CHECK(b1.dim() == 3, "batch1 must be a 3D tensor");
   EMBER_CHECK(b2.dim() == 3, "batch2 must be a 3D tensor");
   DimVector shape{b1.size(0), b1.size(1), b2.size(2)};
@@ -284,6 +299,8 @@ Tensor baddbmm(const Tensor& self, const Tensor& b1, const Tensor& b2, const Sca
 }
 
 Tensor mv(const Tensor& m, const Tensor& v) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(Mv::kAutocast, &mv, m, v);
   // PyTorch's mv is addmv with a 1-D self, whose rank the message reports first.
   EMBER_CHECK(m.dim() == 2 && v.dim() == 1, "vector + matrix @ vector expected, got 1, ", m.dim(), ", ",
               v.dim());
@@ -295,6 +312,8 @@ Tensor mv(const Tensor& m, const Tensor& v) {
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(Dot::kAutocast, &dot, a, b);
   EMBER_CHECK(a.dim() == 1 && b.dim() == 1, "1D tensors expected, but got ", a.dim(), "D and ", b.dim(),
               "D tensors");
   EMBER_CHECK(a.dtype() == b.dtype(), "dot : expected both vectors to have same dtype, but found ",
@@ -316,6 +335,8 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 Tensor ger(const Tensor& a, const Tensor& b) { return outer(a, b); }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(autocast::kLowerPrecisionBoth, &matmul, a, b);
   const int64_t da = a.dim(), db = b.dim();
   EMBER_CHECK(da != 0 && db != 0, "both arguments to matmul need to be at least 1D, but they are ", da,
               "D and ", db, "D");

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/core/autocast.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/creation.h"
@@ -113,6 +114,7 @@ Tensor run_nll_backward(const NllSpec& sp, const Tensor& grad);
 
 // nll_loss: the gather above. Backward: the scatter op below (input -> loss is linear).
 struct NllLoss final : UnaryOp {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32Both;
   NllSpec sp;
   explicit NllLoss(NllSpec s) : sp(std::move(s)) {}
   const char* name() const override { return "nll_loss"; }
@@ -289,6 +291,7 @@ void check_reduction(int64_t reduction) {
 //   dl/dx = (x - t) / max(x (1 - x), 1e-12)   (PyTorch's binary_cross_entropy_backward)
 //   dl/dt = log(1 - x) - log x                (= -logit(x), its target backward)
 struct BinaryCrossEntropy final : Op {
+  static constexpr AutocastPolicies kAutocast{AutocastPolicy::kFloat32, AutocastPolicy::kNone};
   const char* name() const override { return "binary_cross_entropy"; }
   bool elementwise() const override { return true; }
   void cpu(const TensorList& in, TensorList& out) const override {
@@ -333,6 +336,8 @@ std::string torch_size_str(IntArrayRef sizes) {
 
 Tensor nll_loss_nd(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight_opt,
                    int64_t reduction, int64_t ignore_index) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(NllLoss::kAutocast, &nll_loss_nd, input, target, weight_opt, reduction, ignore_index);
   check_reduction(reduction);
   check_nll_shapes(input, target);
   EMBER_CHECK(target.dtype() == kLong, "expected scalar type Long but found ", scalar_type_name(target.dtype()));
@@ -372,6 +377,9 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const std::optional<T
 
 Tensor cross_entropy_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight_opt,
                           int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  // The losses below are compositions: each is on both autocast float32 lists as a whole.
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(autocast::kFloat32Both, &cross_entropy_loss, input, target, weight_opt, reduction, ignore_index, label_smoothing);
   check_reduction(reduction);
   Tensor weight = defined_or_empty(weight_opt);
   if (input.sizes().equals(target.sizes())) {
@@ -403,6 +411,8 @@ void check_float_operands(const Tensor& input, const Tensor& target, const char*
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(autocast::kFloat32Both, &mse_loss, input, target, reduction);
   check_reduction(reduction);
   check_float_operands(input, target, "mse_cpu");
   Tensor d = input - target;
@@ -410,12 +420,16 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(autocast::kFloat32Both, &l1_loss, input, target, reduction);
   check_reduction(reduction);
   return detail::apply_loss_reduction((input - target).abs(), reduction);
 }
 
 // Gradient: d inside [-delta, delta], delta * sign(d) outside (PyTorch's huber_loss_backward).
 Tensor huber_loss(const Tensor& input, const Tensor& target, int64_t reduction, double delta) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(autocast::kFloat32Both, &huber_loss, input, target, reduction, delta);
   check_reduction(reduction);
   EMBER_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
   check_float_operands(input, target, "huber_cpu");
@@ -425,6 +439,8 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, int64_t reduction, 
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reduction, double beta) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(autocast::kFloat32Both, &smooth_l1_loss, input, target, reduction, beta);
   check_reduction(reduction);
   EMBER_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
   if (beta == 0.0) return l1_loss(input, target, reduction);
@@ -438,6 +454,16 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reducti
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
                             int64_t reduction) {
+  if (autocast::is_active()) [[unlikely]] {
+    // CPU autocast runs it in float32; CUDA autocast refuses it (PyTorch's banned list).
+    EMBER_CHECK(!(input.is_cuda() && autocast::is_autocast_enabled(kCUDA)),
+                "torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n"
+                "Many models use a sigmoid layer right before the binary cross entropy layer.\n"
+                "In this case, combine the two layers using torch.nn.functional.binary_cross_entropy_with_logits\n"
+                "or torch.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits are\n"
+                "safe to autocast.");
+    return autocast::call(BinaryCrossEntropy::kAutocast, &binary_cross_entropy, input, target, weight, reduction);
+  }
   check_reduction(reduction);
   EMBER_CHECK(target.sizes().equals(input.sizes()), "Using a target size (", detail::torch_size_str(target.sizes()),
               ") that is different to the input size (", detail::torch_size_str(input.sizes()),
@@ -462,6 +488,8 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const std
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const std::optional<Tensor>& weight,
                                         const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(autocast::kFloat32Both, &binary_cross_entropy_with_logits, input, target, weight, pos_weight, reduction);
   check_reduction(reduction);
   EMBER_CHECK(target.sizes().equals(input.sizes()), "Target size (", detail::torch_size_str(target.sizes()),
               ") must be the same as input size (", detail::torch_size_str(input.sizes()), ")");
@@ -480,6 +508,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 
 // Pointwise: e^t (t - x) for log targets, else xlogy(t, t) - t x (0 where t = 0).
 Tensor kl_div(const Tensor& input, const Tensor& target, int64_t reduction, bool log_target) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(autocast::kFloat32Both, &kl_div, input, target, reduction, log_target);
   check_reduction(reduction);
   Tensor loss;
   if (log_target) {

@@ -2,6 +2,7 @@
 // special cases PyTorch has: p = 0 (count of nonzeros), 1, 2, inf (max |x|), -inf (min |x|).
 #include <cmath>
 
+#include "ember/core/autocast.h"
 #include "ember/core/cpu/reduce.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/binary.h"
@@ -39,6 +40,8 @@ double nan_min(double a, double b) { return std::isnan(a) || b >= a ? a : b; }
 //   elements whose |x| equals r (or is NaN);  p < 1: sign(x) |x|^(p-1) r^(1-p) (0 where x = 0);
 //   otherwise sign(x) |x|^(p-1) / r^(p-1) (0 where r = 0);  p = 0: no gradient.
 struct Norm final : UnaryOp {
+  // CUDA autocast computes norms in float32 (fp32_append_dtype).
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   double p;
   uint64_t mask;
   bool keepdim;
@@ -94,6 +97,8 @@ struct Norm final : UnaryOp {
 }  // namespace
 
 Tensor norm(const Tensor& x, std::optional<Scalar> p, IntArrayRef dim, bool keepdim) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(Norm::kAutocast, [](const Tensor& t, std::optional<Scalar> q, IntArrayRef d, bool k) { return norm(t, q, d, k); }, x, p, dim, keepdim);
   EMBER_CHECK(x.is_floating_point(), "norm(): input dtype should be either floating point or complex. Got ",
               scalar_type_name(x.dtype()), " instead.");
   uint64_t mask = dim_mask(dim, x.dim());

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/core/autocast.h"
 #include "ember/core/cpu/normalization.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/binary.h"
@@ -119,6 +120,8 @@ struct BatchNorm final : NormOp {
 // layer_norm and group_norm: y = (x - mean_r) rstd_r w_k + b_k over rows r (see
 // cpu::RowGeom); backward in cpu::row_norm_backward or composite_backward.
 struct RowNorm final : NormOp {
+  // layer_norm and group_norm run in float32 under CUDA autocast; CPU autocast leaves them.
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   cpu::RowGeom g;
   const char* op_name;
   bool stats_in_forward = false;  // mean and rstd are filled by the forward (one pass per row)
@@ -249,7 +252,9 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, cons
 }
 
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
-                  const std::optional<Tensor>& bias, double eps, bool /*cudnn_enable*/) {
+                  const std::optional<Tensor>& bias, double eps, bool cudnn_enable) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(RowNorm::kAutocast, &layer_norm, input, normalized_shape, weight, bias, eps, cudnn_enable);
   int64_t nd = static_cast<int64_t>(normalized_shape.size());
   EMBER_CHECK(nd >= 1,
               "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
@@ -291,7 +296,9 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
 }
 
 Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
-                  const std::optional<Tensor>& bias, double eps, bool /*cudnn_enabled*/) {
+                  const std::optional<Tensor>& bias, double eps, bool cudnn_enabled) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(RowNorm::kAutocast, &group_norm, input, num_groups, weight, bias, eps, cudnn_enabled);
   EMBER_CHECK(input.dim() >= 2, "Expected at least 2 dimensions for input tensor but received ", input.dim());
   EMBER_CHECK(num_groups > 0, "Expected num groups to be greater than 0, got ", num_groups);
   int64_t N = input.size(0), C = input.size(1);

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "ember/core/autocast.h"
 #include "ember/core/cpu/reduce.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/binary.h"
@@ -52,6 +53,8 @@ void arith_reduce(const Tensor& x, Tensor& out, uint64_t mask, int init, const F
 
 // sum: d/dx_i sum(x) = 1: the gradient is broadcast back over the reduced dims.
 struct Sum final : UnaryOp {
+  // CUDA autocast sums in float32 unless a dtype is asked for (fp32_set_opt_dtype).
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   uint64_t mask;
   bool keepdim, with_dims;  // with_dims: sum(dim) (PyTorch's node SumBackward1) vs sum()
   Sum(uint64_t m, bool k, bool d) : mask(m), keepdim(k), with_dims(d) {}
@@ -116,6 +119,8 @@ Tensor prod_safe_zeros_backward(const Tensor& grad, const Tensor& x, int64_t dim
 // prod: d/dx_i prod(x) = prod_{j != i} x_j. Without zeros that is result / x_i; with zeros
 // result / x is 0/0, so the products of the others are built from cumulative products.
 struct Prod final : UnaryOp {
+  // On CPU's float32 list; CUDA's fp32_set_opt_dtype (float32 unless a dtype is asked for).
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32Both;
   uint64_t mask;
   bool keepdim;
   std::optional<int64_t> dim;  // nullopt: all dims
@@ -220,6 +225,7 @@ struct LseAcc {
 
 // logsumexp(x) = log(sum(exp(x))), computed stably; d/dx_i = exp(x_i - logsumexp(x)).
 struct LogSumExp final : UnaryOp {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   uint64_t mask;
   bool keepdim;
   LogSumExp(uint64_t m, bool k) : mask(m), keepdim(k) {}
@@ -328,6 +334,8 @@ Tensor Tensor::any() const { return ember::any(*this); }
 Tensor Tensor::any(int64_t dim, bool keepdim) const { return ember::any(*this, dim, keepdim); }
 
 Tensor sum(const Tensor& x, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (autocast::is_active() && !dtype) [[unlikely]]
+    return autocast::call(Sum::kAutocast, [](const Tensor& t, IntArrayRef d, bool k, std::optional<ScalarType> o) { return sum(t, d, k, o); }, x, dim, keepdim, dtype);
   uint64_t mask = dim_mask(dim, x.dim());
   ScalarType out_t = sum_dtype(x.dtype(), dtype);
   return run_op(Sum{mask, keepdim, true}, {x.to(out_t)},
@@ -335,6 +343,8 @@ Tensor sum(const Tensor& x, IntArrayRef dim, bool keepdim, std::optional<ScalarT
 }
 
 Tensor sum(const Tensor& x, std::optional<ScalarType> dtype) {
+  if (autocast::is_active() && !dtype) [[unlikely]]
+    return autocast::call(Sum::kAutocast, [](const Tensor& t, std::optional<ScalarType> o) { return sum(t, o); }, x, dtype);
   uint64_t mask = dim_mask({}, x.dim());
   ScalarType out_t = sum_dtype(x.dtype(), dtype);
   return run_op(Sum{mask, false, false}, {x.to(out_t)},
@@ -350,6 +360,8 @@ Tensor mean(const Tensor& x, std::optional<ScalarType> dtype) {
 }
 
 Tensor prod(const Tensor& x, std::optional<ScalarType> dtype) {
+  if (autocast::is_active() && !dtype) [[unlikely]]
+    return autocast::call(Prod::kAutocast, [](const Tensor& t, std::optional<ScalarType> o) { return prod(t, o); }, x, dtype);
   uint64_t mask = dim_mask({}, x.dim());
   ScalarType out_t = sum_dtype(x.dtype(), dtype);
   return run_op(Prod{mask, false, std::nullopt}, {x.to(out_t)},
@@ -357,6 +369,8 @@ Tensor prod(const Tensor& x, std::optional<ScalarType> dtype) {
 }
 
 Tensor prod(const Tensor& x, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (autocast::is_active() && !dtype) [[unlikely]]
+    return autocast::call(Prod::kAutocast, [](const Tensor& t, int64_t d, bool k, std::optional<ScalarType> o) { return prod(t, d, k, o); }, x, dim, keepdim, dtype);
   uint64_t mask = dim_mask(IntArrayRef(dim), x.dim());
   ScalarType out_t = sum_dtype(x.dtype(), dtype);
   int64_t d = maybe_wrap_dim(dim, x.dim());
@@ -389,6 +403,8 @@ std::tuple<Tensor, Tensor> var_mean(const Tensor& x, std::optional<IntArrayRef> 
 }
 
 Tensor logsumexp(const Tensor& x, IntArrayRef dim, bool keepdim) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(LogSumExp::kAutocast, &logsumexp, x, dim, keepdim);
   uint64_t mask = dim_mask(dim, x.dim());
   ScalarType t = promote_to_float(x.dtype());
   return run_op(LogSumExp{mask, keepdim}, {x.to(t)}, OutSpec{reduced_shape(x.sizes(), mask, keepdim), t});

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "ember/core/autocast.h"
 #include "ember/core/cpu/reduce.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/binary.h"
@@ -72,6 +73,8 @@ Tensor cumsum_impl(const Tensor& x, int64_t dim, bool reverse);
 // cumsum: y_j = sum_{k<=j} x_k, so dL/dx_k = sum_{j>=k} g_j: a cumsum of the gradient taken
 // from the other end (reverse = true scans from the last element; backward flips it back).
 struct Cumsum final : UnaryOp {
+  // CUDA autocast: float32 unless a dtype is asked for (fp32_set_opt_dtype).
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   int64_t dim;
   bool reverse;
   Cumsum(int64_t d, bool r) : dim(d), reverse(r) {}
@@ -113,6 +116,7 @@ Tensor cumprod_backward_zeros(const Tensor& grad, const Tensor& x, int64_t dim) 
 // cumprod: y_j = prod_{k<=j} x_k, dy_j/dx_k = y_j / x_k for j >= k, so without zeros
 // dL/dx_k = (sum_{j>=k} g_j y_j) / x_k; with zeros see cumprod_backward_zeros.
 struct Cumprod final : UnaryOp {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   int64_t dim;
   explicit Cumprod(int64_t d) : dim(d) {}
   const char* name() const override { return "cumprod"; }
@@ -140,11 +144,15 @@ ScalarType scan_dtype(ScalarType in, std::optional<ScalarType> dtype) {
 }  // namespace
 
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  if (autocast::is_active() && !dtype) [[unlikely]]
+    return autocast::call(Cumsum::kAutocast, &cumsum, x, dim, dtype);
   int64_t d = maybe_wrap_dim(dim, x.dim());
   return cumsum_impl(x.to(scan_dtype(x.dtype(), dtype)), d, false);
 }
 
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  if (autocast::is_active() && !dtype) [[unlikely]]
+    return autocast::call(Cumprod::kAutocast, &cumprod, x, dim, dtype);
   int64_t d = maybe_wrap_dim(dim, x.dim());
   ScalarType t = scan_dtype(x.dtype(), dtype);
   return run_op(Cumprod{d}, {x.to(t)}, OutSpec{DimVector(x.sizes()), t});

@@ -1,6 +1,7 @@
 // gather / scatter / scatter_add / index_add: ops that move elements along one dim by an index
 // tensor. All run the indexed loops of index_common.h (Note [Indexed loops]); the in-place
 // forms (scatter_, scatter_add_, index_add_) write into self through run_inplace_op.
+#include "ember/core/autocast.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/index.h"
@@ -283,6 +284,9 @@ Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scala
 }
 
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  // On CUDA's promote list (scatter and scatter_reduce are on none).
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(autocast::kPromoteCudaOnly, &scatter_add, self, dim, index, src);
   dim = maybe_wrap_dim(dim, self.dim());
   check_scatter(self, dim, index, src);
   return run_op(Scatter{dim, index, std::nullopt, true}, {self, src}, same_as(self));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/core/autocast.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/creation.h"
@@ -221,6 +222,9 @@ const char* kernel_name(bool log, bool lastdim) {
 // see SoftmaxBackwardData for the formulas.
 template <bool Log>
 struct Softmax final : UnaryOp {
+  // CUDA runs softmax in float32 when no dtype is asked for (PyTorch's fp32_set_opt_dtype);
+  // CPU autocast leaves it alone.
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   int64_t dim;
   explicit Softmax(int64_t d) : dim(d) {}
   const char* name() const override { return Log ? "_log_softmax" : "_softmax"; }
@@ -303,8 +307,16 @@ Tensor backward_impl(const Tensor& grad, const Tensor& output, int64_t dim) {
 
 }  // namespace
 
-Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) { return softmax_impl<false>(x, dim, dtype); }
-Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) { return softmax_impl<true>(x, dim, dtype); }
+Tensor softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  if (autocast::is_active() && !dtype) [[unlikely]]
+    return autocast::call(Softmax<false>::kAutocast, &softmax, x, dim, dtype);
+  return softmax_impl<false>(x, dim, dtype);
+}
+Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
+  if (autocast::is_active() && !dtype) [[unlikely]]
+    return autocast::call(Softmax<true>::kAutocast, &log_softmax, x, dim, dtype);
+  return softmax_impl<true>(x, dim, dtype);
+}
 Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dtype) const { return ember::softmax(*this, dim, dtype); }
 Tensor Tensor::log_softmax(int64_t dim, std::optional<ScalarType> dtype) const {
   return ember::log_softmax(*this, dim, dtype);

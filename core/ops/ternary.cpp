@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "ember/core/autocast.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/binary_internal.h"
 #include "ember/core/ops/reduce.h"
@@ -123,6 +124,7 @@ void check_lerp_dtype(const Tensor& start, const Tensor& other, const char* what
 // addcmul: self + v t1 t2; d/dself = 1, d/dt1 = v t2, d/dt2 = v t1.
 // addcdiv: self + v t1 / t2; d/dself = 1, d/dt1 = v / t2, d/dt2 = -v t1 / t2^2.
 struct AddC final : Op {
+  static constexpr AutocastPolicies kAutocast = autocast::kPromoteCudaOnly;
   bool is_div;
   Scalar value;
   AddC(bool d, Scalar v) : is_div(d), value(v) {}
@@ -277,9 +279,13 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
 }
 
 Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(AddC::kAutocast, &addcmul, self, t1, t2, value);
   return addc(false, self, t1, t2, value);
 }
 Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(AddC::kAutocast, &addcdiv, self, t1, t2, value);
   return addc(true, self, t1, t2, value);
 }
 

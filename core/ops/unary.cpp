@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/core/autocast.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/unary_internal.h"
 
@@ -161,6 +162,7 @@ struct Square final : NumericMap<Square> {
 
 // exp: d/dx e^x = e^x, so backward reuses the saved output.
 struct Exp final : FloatMap<Exp> {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kExp;
   const char* name() const override { return "exp"; }
   Save saves() const override { return Save::kOutputs; }
@@ -180,6 +182,7 @@ struct Exp2 final : FloatMap<Exp2> {
 
 // expm1: d/dx (e^x - 1) = e^x = result + 1.
 struct Expm1 final : FloatMap<Expm1> {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kExpm1;
   const char* name() const override { return "expm1"; }
   Save saves() const override { return Save::kOutputs; }
@@ -189,6 +192,7 @@ struct Expm1 final : FloatMap<Expm1> {
 
 // log: d/dx ln x = 1/x.
 struct Log final : FloatMap<Log> {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kLog;
   const char* name() const override { return "log"; }
   auto f(auto v) const { return std::log(v); }
@@ -197,6 +201,7 @@ struct Log final : FloatMap<Log> {
 
 // log2: d/dx log2 x = 1/(x ln 2).
 struct Log2 final : FloatMap<Log2> {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kLog2;
   const char* name() const override { return "log2"; }
   auto f(auto v) const { return std::log2(v); }
@@ -205,6 +210,7 @@ struct Log2 final : FloatMap<Log2> {
 
 // log10: d/dx log10 x = 1/(x ln 10).
 struct Log10 final : FloatMap<Log10> {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kLog10;
   const char* name() const override { return "log10"; }
   auto f(auto v) const { return std::log10(v); }
@@ -213,6 +219,7 @@ struct Log10 final : FloatMap<Log10> {
 
 // log1p: d/dx ln(1 + x) = 1/(1 + x).
 struct Log1p final : FloatMap<Log1p> {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kLog1p;
   const char* name() const override { return "log1p"; }
   auto f(auto v) const { return std::log1p(v); }
@@ -232,6 +239,7 @@ struct Sqrt final : FloatMap<Sqrt> {
 
 // rsqrt: d/dx x^{-1/2} = -1/2 x^{-3/2} = -1/2 result^3.
 struct Rsqrt final : FloatMap<Rsqrt> {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kRsqrt;
   const char* name() const override { return "rsqrt"; }
   Save saves() const override { return Save::kOutputs; }
@@ -244,6 +252,7 @@ struct Rsqrt final : FloatMap<Rsqrt> {
 
 // reciprocal: d/dx 1/x = -1/x^2 = -result^2.
 struct Reciprocal final : FloatMap<Reciprocal> {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kReciprocal;
   const char* name() const override { return "reciprocal"; }
   Save saves() const override { return Save::kOutputs; }
@@ -274,6 +283,7 @@ struct Cos final : FloatMap<Cos> {
 
 // tan: d/dx tan x = 1 + tan^2 x = 1 + result^2.
 struct Tan final : FloatMap<Tan> {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kTan;
   const char* name() const override { return "tan"; }
   Save saves() const override { return Save::kOutputs; }
@@ -286,6 +296,7 @@ struct Tan final : FloatMap<Tan> {
 
 // asin: d/dx asin x = 1/sqrt(1 - x^2).
 struct Asin final : FloatMap<Asin> {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kAsin;
   const char* name() const override { return "asin"; }
   auto f(auto v) const { return std::asin(v); }
@@ -297,6 +308,7 @@ struct Asin final : FloatMap<Asin> {
 
 // acos: d/dx acos x = -1/sqrt(1 - x^2).
 struct Acos final : FloatMap<Acos> {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kAcos;
   const char* name() const override { return "acos"; }
   auto f(auto v) const { return std::acos(v); }
@@ -319,6 +331,7 @@ struct Atan final : FloatMap<Atan> {
 
 // sinh: d/dx sinh x = cosh x.
 struct Sinh final : FloatMap<Sinh> {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kSinh;
   const char* name() const override { return "sinh"; }
   auto f(auto v) const { return std::sinh(v); }
@@ -327,6 +340,7 @@ struct Sinh final : FloatMap<Sinh> {
 
 // cosh: d/dx cosh x = sinh x.
 struct Cosh final : FloatMap<Cosh> {
+  static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
   static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kCosh;
   const char* name() const override { return "cosh"; }
   auto f(auto v) const { return std::cosh(v); }
@@ -553,35 +567,47 @@ Tensor& Tensor::square_() {
 
 // ---- float-producing ops ----------------------------------------------------------------------
 
-Tensor exp(const Tensor& x) { return float_unary<Exp>(x); }
+namespace {
+/// float_unary behind the autocast entry, for the ops on an autocast list (CUDA's float32
+/// list: exp, log, rsqrt, ...); `self` is the public function, called again with the cast input.
+template <class OpT>
+Tensor autocast_float_unary(Tensor (*self)(const Tensor&), const Tensor& x) {
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(OpT::kAutocast, self, x);
+  return float_unary<OpT>(x);
+}
+}  // namespace
+
+
+Tensor exp(const Tensor& x) { return autocast_float_unary<Exp>(&exp, x); }
 Tensor Tensor::exp() const { return ember::exp(*this); }
 Tensor& Tensor::exp_() { return float_unary_<Exp>(*this); }
 Tensor exp2(const Tensor& x) { return float_unary<Exp2>(x); }
 Tensor Tensor::exp2() const { return ember::exp2(*this); }
 Tensor& Tensor::exp2_() { return float_unary_<Exp2>(*this); }
-Tensor expm1(const Tensor& x) { return float_unary<Expm1>(x); }
+Tensor expm1(const Tensor& x) { return autocast_float_unary<Expm1>(&expm1, x); }
 Tensor Tensor::expm1() const { return ember::expm1(*this); }
 Tensor& Tensor::expm1_() { return float_unary_<Expm1>(*this); }
-Tensor log(const Tensor& x) { return float_unary<Log>(x); }
+Tensor log(const Tensor& x) { return autocast_float_unary<Log>(&log, x); }
 Tensor Tensor::log() const { return ember::log(*this); }
 Tensor& Tensor::log_() { return float_unary_<Log>(*this); }
-Tensor log2(const Tensor& x) { return float_unary<Log2>(x); }
+Tensor log2(const Tensor& x) { return autocast_float_unary<Log2>(&log2, x); }
 Tensor Tensor::log2() const { return ember::log2(*this); }
 Tensor& Tensor::log2_() { return float_unary_<Log2>(*this); }
-Tensor log10(const Tensor& x) { return float_unary<Log10>(x); }
+Tensor log10(const Tensor& x) { return autocast_float_unary<Log10>(&log10, x); }
 Tensor Tensor::log10() const { return ember::log10(*this); }
 Tensor& Tensor::log10_() { return float_unary_<Log10>(*this); }
-Tensor log1p(const Tensor& x) { return float_unary<Log1p>(x); }
+Tensor log1p(const Tensor& x) { return autocast_float_unary<Log1p>(&log1p, x); }
 Tensor Tensor::log1p() const { return ember::log1p(*this); }
 Tensor& Tensor::log1p_() { return float_unary_<Log1p>(*this); }
 
 Tensor sqrt(const Tensor& x) { return float_unary<Sqrt>(x); }
 Tensor Tensor::sqrt() const { return ember::sqrt(*this); }
 Tensor& Tensor::sqrt_() { return float_unary_<Sqrt>(*this); }
-Tensor rsqrt(const Tensor& x) { return float_unary<Rsqrt>(x); }
+Tensor rsqrt(const Tensor& x) { return autocast_float_unary<Rsqrt>(&rsqrt, x); }
 Tensor Tensor::rsqrt() const { return ember::rsqrt(*this); }
 Tensor& Tensor::rsqrt_() { return float_unary_<Rsqrt>(*this); }
-Tensor reciprocal(const Tensor& x) { return float_unary<Reciprocal>(x); }
+Tensor reciprocal(const Tensor& x) { return autocast_float_unary<Reciprocal>(&reciprocal, x); }
 Tensor Tensor::reciprocal() const { return ember::reciprocal(*this); }
 Tensor& Tensor::reciprocal_() { return float_unary_<Reciprocal>(*this); }
 
@@ -591,22 +617,22 @@ Tensor& Tensor::sin_() { return float_unary_<Sin>(*this); }
 Tensor cos(const Tensor& x) { return float_unary<Cos>(x); }
 Tensor Tensor::cos() const { return ember::cos(*this); }
 Tensor& Tensor::cos_() { return float_unary_<Cos>(*this); }
-Tensor tan(const Tensor& x) { return float_unary<Tan>(x); }
+Tensor tan(const Tensor& x) { return autocast_float_unary<Tan>(&tan, x); }
 Tensor Tensor::tan() const { return ember::tan(*this); }
 Tensor& Tensor::tan_() { return float_unary_<Tan>(*this); }
-Tensor asin(const Tensor& x) { return float_unary<Asin>(x); }
+Tensor asin(const Tensor& x) { return autocast_float_unary<Asin>(&asin, x); }
 Tensor Tensor::asin() const { return ember::asin(*this); }
 Tensor& Tensor::asin_() { return float_unary_<Asin>(*this); }
-Tensor acos(const Tensor& x) { return float_unary<Acos>(x); }
+Tensor acos(const Tensor& x) { return autocast_float_unary<Acos>(&acos, x); }
 Tensor Tensor::acos() const { return ember::acos(*this); }
 Tensor& Tensor::acos_() { return float_unary_<Acos>(*this); }
 Tensor atan(const Tensor& x) { return float_unary<Atan>(x); }
 Tensor Tensor::atan() const { return ember::atan(*this); }
 Tensor& Tensor::atan_() { return float_unary_<Atan>(*this); }
-Tensor sinh(const Tensor& x) { return float_unary<Sinh>(x); }
+Tensor sinh(const Tensor& x) { return autocast_float_unary<Sinh>(&sinh, x); }
 Tensor Tensor::sinh() const { return ember::sinh(*this); }
 Tensor& Tensor::sinh_() { return float_unary_<Sinh>(*this); }
-Tensor cosh(const Tensor& x) { return float_unary<Cosh>(x); }
+Tensor cosh(const Tensor& x) { return autocast_float_unary<Cosh>(&cosh, x); }
 Tensor Tensor::cosh() const { return ember::cosh(*this); }
 Tensor& Tensor::cosh_() { return float_unary_<Cosh>(*this); }
 Tensor tanh(const Tensor& x) { return float_unary<Tanh>(x); }

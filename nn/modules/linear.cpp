@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/core/autocast.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/linalg.h"
@@ -15,6 +16,10 @@ namespace nn {
 namespace functional {
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  // On both autocast lists: the bias is cast with the rest (addmm/matmul inside see autocast
+  // excluded, so nothing is cast twice).
+  if (autocast::is_active()) [[unlikely]]
+    return autocast::call(autocast::kLowerPrecisionBoth, &linear, input, weight, bias);
   // addmm fuses the bias add for the common [batch, in] case.
   if (input.dim() == 2 && bias.defined()) return ember::addmm(bias, input, weight.t());
   Tensor out = input.matmul(weight.t());
