@@ -3,8 +3,10 @@
 // matmul/4096x1024x256 = (4096 x 1024) @ (1024 x 256); inputs uniform [0, 1) (ember::rand),
 // the output allocated each iteration, threads from OMP_NUM_THREADS. The FLOP counter counts
 // 2 m n k floating-point operations per product, as a rate (the column reads FLOP=x/s).
-// Also: the same squares with an explicit thread count (threads:1/2), and the small and
-// transposed products of a CNN and an MLP (matmul_shape/...).
+// Also: the same squares with an explicit thread count (threads:1/2), the small and
+// transposed products of a CNN and an MLP (matmul_shape/...), and squares in each floating
+// dtype (matmul_dtype/<float32|bfloat16|float16>/<n>: Half and BFloat16 multiply in float,
+// gemm_isa.h), set against torch.mm on the same dtypes.
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -56,6 +58,25 @@ void run_matmul(benchmark::State& state, int64_t m, int64_t n, int64_t k, bool t
     benchmark::RegisterBenchmark(sh.name, [sh](benchmark::State& s) { run_matmul(s, sh.m, sh.n, sh.k, sh.ta, sh.tb); })
         ->Unit(benchmark::kMicrosecond)
         ->UseRealTime();
+  // Squares per dtype: the same uniform [0, 1) values rounded to the dtype.
+  struct Dtype {
+    const char* name;
+    ember::ScalarType type;
+  };
+  for (Dtype dt : {Dtype{"float32", ember::kFloat}, Dtype{"bfloat16", ember::kBFloat16}, Dtype{"float16", ember::kHalf}})
+    for (int64_t n : {256, 512, 1024})
+      benchmark::RegisterBenchmark(("matmul_dtype/" + std::string(dt.name) + "/" + std::to_string(n)).c_str(),
+                                   [dt, n](benchmark::State& s) {
+                                     ember::Tensor a = ember::rand({n, n}).to(dt.type);
+                                     ember::Tensor b = ember::rand({n, n}).to(dt.type);
+                                     for (auto _ : s) {
+                                       ember::Tensor c = ember::matmul(a, b);
+                                       benchmark::DoNotOptimize(c.data_ptr());
+                                     }
+                                     set_flops(s, n, n, n);
+                                   })
+          ->Unit(benchmark::kMicrosecond)
+          ->UseRealTime();
   return true;
 }();
 

@@ -54,4 +54,29 @@ const Kernels* avx2_wide_kernels();
 /// instruction set gemm_isa() names). Call it while no product is running.
 void use_kernels_for_testing(const Kernels* kernels);
 
+/// The BFloat16 micro-kernel on vdpbf16ps (gemm_kernel_avx512_bf16.cpp; the panel layout and
+/// a scalar emulation are in gemm_bf16.h): for i < mr, j < nr,
+///   c[i * ldc + j] = c[i * ldc + j] (accumulate) or +0, then one vdpbf16ps step per pair word
+///                    q < kp with the words a[q * mr + i] and b[q * nr + j].
+/// The tile is always full (the driver pads its panels and stages C in float).
+using Bf16MicroKernel = void (*)(int64_t kp, const uint32_t* a, const uint32_t* b, float* c, int64_t ldc,
+                                 bool accumulate);
+
+struct Bf16Kernels {
+  int mr;  // rows of the micro-tile
+  int nr;  // columns of the micro-tile
+  int kc;  // depth of one cache block (even: blocks start on a pair)
+  int mc;  // rows of A per cache block, a multiple of mr
+  Bf16MicroKernel tile;
+};
+
+/// nullptr when the build compiled the file without AVX512_BF16. Call it (and its kernel)
+/// only where the CPU has AVX512_BF16.
+const Bf16Kernels* avx512_bf16_kernels();
+
+/// Tests only: every later BFloat16 product (that is not a matrix-vector product) runs on
+/// `kernels`, whatever gemm_isa() says (nullptr: back to gemm_isa()'s choice). Call it while
+/// no product is running.
+void use_bf16_kernels_for_testing(const Bf16Kernels* kernels);
+
 }  // namespace ember::cpu::gemm_detail

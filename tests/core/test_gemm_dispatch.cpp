@@ -21,7 +21,7 @@ using ember::test::check_error;
 
 namespace {
 
-constexpr cpu::GemmIsa kAll[] = {cpu::GemmIsa::kAvx2, cpu::GemmIsa::kAvx512};
+constexpr cpu::GemmIsa kAll[] = {cpu::GemmIsa::kAvx2, cpu::GemmIsa::kAvx512, cpu::GemmIsa::kAvx512Bf16};
 
 /// Restores the instruction set (and the thread count) in use when the test started.
 struct IsaGuard {
@@ -126,14 +126,18 @@ void check_shapes(int64_t pad, double alpha, double beta) {
 TEST_CASE("gemm_isa: names, availability and the default") {
   CHECK(std::string(cpu::gemm_isa_name(cpu::GemmIsa::kAvx2)) == "avx2");
   CHECK(std::string(cpu::gemm_isa_name(cpu::GemmIsa::kAvx512)) == "avx512");
+  CHECK(std::string(cpu::gemm_isa_name(cpu::GemmIsa::kAvx512Bf16)) == "avx512_bf16");
+  // avx512_bf16 is AVX-512 plus vdpbf16ps: never available without avx512.
+  if (cpu::gemm_isa_available(cpu::GemmIsa::kAvx512Bf16)) CHECK(cpu::gemm_isa_available(cpu::GemmIsa::kAvx512));
 #if defined(__x86_64__)
   CHECK(cpu::gemm_isa_available(cpu::GemmIsa::kAvx2));  // the build's baseline is x86-64-v3
 #endif
   CHECK(cpu::gemm_isa_available(cpu::gemm_isa()));
-  // Without EMBER_GEMM_ISA the default is AVX-512 where it runs, else AVX2 (see gemm_isa.h).
+  // Without EMBER_GEMM_ISA the default is the widest that runs (see gemm_isa.h).
   if (std::getenv("EMBER_GEMM_ISA") == nullptr)
-    CHECK(cpu::gemm_isa() ==
-          (cpu::gemm_isa_available(cpu::GemmIsa::kAvx512) ? cpu::GemmIsa::kAvx512 : cpu::GemmIsa::kAvx2));
+    CHECK(cpu::gemm_isa() == (cpu::gemm_isa_available(cpu::GemmIsa::kAvx512Bf16) ? cpu::GemmIsa::kAvx512Bf16
+                              : cpu::gemm_isa_available(cpu::GemmIsa::kAvx512)   ? cpu::GemmIsa::kAvx512
+                                                                                 : cpu::GemmIsa::kAvx2));
   MESSAGE("GEMM kernel sets tested here: " << kernel_sets().size());
 }
 
