@@ -1,10 +1,11 @@
 // CUDA throughput and allocator benchmarks (built only with CUDA on). Bandwidth-bound:
 // elementwise add on 256M float32 elements next to a device-to-device copy of the same size
 // (the bandwidth ceiling), sum over 256M elements, softmax and layer_norm over the rows of an
-// (8192, 4096) float32 matrix. Compute-bound: GEMM 4096^3 in float32, TF32 and bfloat16, and
-// conv2d forward + backward of a ResNet layer (batch 64, 64 -> 64 channels, 3x3, 56x56,
-// padding 1). Whole programs: one training step (forward, backward, AdamW) of the Fashion-MNIST
-// trainer's CNN at batch 64. And allocator churn. scripts/gpu_check.sh runs this program and
+// (8192, 4096) float32 matrix. Compute-bound: GEMM 4096^3 in float32, TF32, bfloat16 and
+// float16, and conv2d forward + backward of a ResNet layer (batch 64, 64 -> 64 channels, 3x3,
+// 56x56, padding 1). Whole programs: one training step (forward, backward, AdamW) of the
+// Fashion-MNIST trainer's CNN at batch 64, in float32 and under float16 autocast with a
+// GradScaler (the trainer's --amp fp16). And allocator churn. scripts/gpu_check.sh runs this program and
 // scripts/gpu_bench_torch.py times the same workloads in PyTorch beside it (same names).
 //
 // Timing, two ways. The 256M-element rows end every iteration with ember::cuda::synchronize()
@@ -287,9 +288,12 @@ void gemm_4096(benchmark::State& state, ember::ScalarType dtype, bool tf32, int 
 void BM_GemmFloat32(benchmark::State& state) { gemm_4096(state, ember::kFloat, false, 5, 1e-4); }
 void BM_GemmTF32(benchmark::State& state) { gemm_4096(state, ember::kFloat, true, 20, 4e-3); }
 void BM_GemmBFloat16(benchmark::State& state) { gemm_4096(state, ember::kBFloat16, false, 20, 2e-2); }
+// float16 rounds its inputs to 11 significant bits (bfloat16 to 8): a smaller error bound.
+void BM_GemmFloat16(benchmark::State& state) { gemm_4096(state, ember::kFloat16, false, 20, 4e-3); }
 BENCHMARK(BM_GemmFloat32)->Unit(benchmark::kMillisecond)->UseManualTime();
 BENCHMARK(BM_GemmTF32)->Unit(benchmark::kMillisecond)->UseManualTime();
 BENCHMARK(BM_GemmBFloat16)->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK(BM_GemmFloat16)->Unit(benchmark::kMillisecond)->UseManualTime();
 
 // A ResNet layer's convolution: x (64, 64, 56, 56), w (64, 64, 3, 3), stride 1, padding 1, no
 // bias, float32 with the default switches (cuDNN may use TF32, as PyTorch's
@@ -377,8 +381,10 @@ EMBER_MODULE(TrainerCnn);
 // One training step as the trainer takes it, at batch 64: zero_grad, forward, cross_entropy,
 // backward, AdamW step (lr 2e-3, weight decay 1e-4, the trainer's defaults). The batch stays on
 // the GPU (the data loader's part is not timed); the loss is not read back (the trainer's
-// loss.item() is a sync this leaves out, as PyTorch's side does).
-void BM_TrainStepCnn(benchmark::State& state) {
+// loss.item() is a sync this leaves out, as PyTorch's side does). With `amp`, as --amp fp16
+// takes it: forward and loss under float16 autocast, backward of the GradScaler's scaled loss,
+// scaler.step (unscale, inf/NaN check: one wait for the device, as PyTorch's) and update.
+void train_step_cnn(benchmark::State& state, bool amp) {
   guarded(state, [&] {
     ember::manual_seed(5);
     TrainerCnn model;
@@ -387,19 +393,28 @@ void BM_TrainStepCnn(benchmark::State& state) {
     ember::optim::AdamW optimizer(model->parameters(), ember::optim::AdamWOptions(2e-3).weight_decay(1e-4));
     const ember::Tensor x = ember::randn({64, 1, 28, 28}, on_cuda());
     const ember::Tensor y = ember::randint(0, 10, {64}, ember::TensorOptions().dtype(ember::kLong).device(ember::Device(ember::kCUDA, 0)));
+    ember::amp::GradScaler scaler("cuda", ember::amp::GradScalerOptions().enabled(amp));
     ember::Tensor loss;
     const GpuTime t = time_on_gpu(state, 10, [&] {
       optimizer.zero_grad();
-      loss = ember::nn::functional::cross_entropy(model->forward(x), y);
-      loss.backward();
-      optimizer.step();
+      {
+        ember::AutocastGuard autocast(ember::kCUDA, ember::kFloat16, amp);
+        loss = ember::nn::functional::cross_entropy(model->forward(x), y);
+      }
+      scaler.scale(loss).backward();
+      scaler.step(optimizer);
+      scaler.update();
     });
     if (t.seconds > 0) state.counters["ms"] = t.per_run() * 1e3;
     const double l = loss.item<double>();
     if (!std::isfinite(l)) state.SkipWithError(("the training loss became " + std::to_string(l)).c_str());
+    if (amp && !(scaler.get_scale() >= 1)) state.SkipWithError("the GradScaler's scale collapsed below 1");
   });
 }
+void BM_TrainStepCnn(benchmark::State& state) { train_step_cnn(state, false); }
+void BM_TrainStepCnnAmpFp16(benchmark::State& state) { train_step_cnn(state, true); }
 BENCHMARK(BM_TrainStepCnn)->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK(BM_TrainStepCnnAmpFp16)->Unit(benchmark::kMillisecond)->UseManualTime();
 
 }  // namespace
 

@@ -9,10 +9,17 @@
 //   build/examples/fashion_mnist --resume runs/fashion_mnist/checkpoint_epoch2.safetensors
 //   build/examples/fashion_mnist --eval runs/fashion_mnist/best_model.safetensors
 //   build/examples/fashion_mnist --device cuda        # the same job on the GPU
+//   build/examples/fashion_mnist --device cuda --amp fp16   # mixed precision (also bf16; CPU too)
 //
 // On CUDA the loader pins its batches and the copies to the device are asynchronous; when a
 // training step runs out of device memory the trainer halves its batch size, empties the
 // CUDA cache, says so and runs the step again (examples/oom_retry.h).
+//
+// --amp bf16|fp16 trains with mixed precision as a PyTorch AMP loop does: the forward pass
+// and the loss run inside an AutocastGuard for the run's device type with that dtype (the
+// weights stay float32; autocast casts them per op), backward runs outside it; fp16 adds a
+// GradScaler (scale the loss, unscale and skip overflowing steps, adapt the scale), bf16 has
+// float32's range and needs none. Evaluation runs under the same autocast.
 //
 // Data: the IDX files (plain or .gz) of the Debian package dataset-fashion-mnist, installed
 // by scripts/setup.sh under /usr/share/datasets/fashion-mnist.
@@ -24,6 +31,7 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -57,6 +65,7 @@ struct Options {
   std::string data_dir = "/usr/share/datasets/fashion-mnist";
   std::string out_dir = "runs/fashion_mnist";
   std::string device = "cpu";
+  std::string amp = "off";    // mixed precision: off, bf16 or fp16
   std::string resume, eval;
 };
 
@@ -75,6 +84,8 @@ struct Options {
       "  --data-dir DIR       Fashion-MNIST IDX files (default /usr/share/datasets/fashion-mnist)\n"
       "  --out-dir DIR        run folder (default runs/fashion_mnist)\n"
       "  --device cpu|cuda    (default cpu)\n"
+      "  --amp off|bf16|fp16  mixed precision: autocast to bfloat16 or float16 (fp16 with a GradScaler);\n"
+      "                       default off (float32)\n"
       "  --resume PATH        continue from a checkpoint_epochN.safetensors\n"
       "  --eval PATH          only evaluate saved weights (best_model.safetensors) on the test set\n"
       "  --limit-train N, --limit-test N   use the first N images only (quick runs)\n"
@@ -105,6 +116,7 @@ Options parse_args(int argc, char** argv) {
       else if (a == "--data-dir") o.data_dir = v;
       else if (a == "--out-dir") o.out_dir = v;
       else if (a == "--device") o.device = v;
+      else if (a == "--amp") o.amp = v;
       else if (a == "--resume") o.resume = v;
       else if (a == "--eval") o.eval = v;
       else if (a == "--limit-train") o.limit_train = std::stoll(v);
@@ -121,6 +133,10 @@ Options parse_args(int argc, char** argv) {
   }
   if (o.model != "cnn" && o.model != "mlp") {
     std::fprintf(stderr, "fashion_mnist: --model must be cnn or mlp, got %s\n", o.model.c_str());
+    usage(2);
+  }
+  if (o.amp != "off" && o.amp != "bf16" && o.amp != "fp16") {
+    std::fprintf(stderr, "fashion_mnist: --amp must be off, bf16 or fp16, got %s\n", o.amp.c_str());
     usage(2);
   }
   if (o.epochs < 1 || o.batch_size < 1 || o.workers < 0 || !(o.lr > 0)) {
@@ -194,14 +210,39 @@ std::pair<Split, Split> train_validation_split(const Split& all, const Options& 
           Split{all.images.index_select(0, val), all.labels.index_select(0, val)}};
 }
 
+// ---- mixed precision -----------------------------------------------------------------------
+
+/// --amp as the training loop uses it.
+struct AmpMode {
+  std::string name = "off";                // off, bf16 or fp16 (as given, and in checkpoints)
+  std::optional<torch::ScalarType> dtype;  // the autocast dtype; none: float32 throughout
+  bool enabled() const { return dtype.has_value(); }
+  /// float16's range is small enough that small gradients flush to zero: its loss is scaled.
+  bool scaled() const { return dtype == torch::kFloat16; }
+  std::string describe() const {
+    if (!enabled()) return "float32";
+    return "mixed precision " + name + (scaled() ? " (autocast + GradScaler)" : " (autocast)");
+  }
+};
+
+AmpMode amp_mode(const std::string& name) {
+  AmpMode m;
+  m.name = name;
+  if (name == "bf16") m.dtype = torch::kBFloat16;
+  if (name == "fp16") m.dtype = torch::kFloat16;
+  return m;
+}
+
 // ---- evaluation -----------------------------------------------------------------------------
 
 struct Score {
   double loss = 0, accuracy = 0;
 };
 
-Score evaluate(Model& model, const Split& data, torch::Device device, int64_t batch = 1000) {
+Score evaluate(Model& model, const Split& data, torch::Device device, const AmpMode& amp, int64_t batch = 1000) {
   torch::NoGradGuard no_grad;
+  // Under the autocast the model trained with (torch.autocast(device_type, dtype, enabled)).
+  torch::AutocastGuard autocast(device.type(), amp.dtype, amp.enabled());
   model.module->eval();
   double loss = 0;
   int64_t correct = 0;
@@ -223,6 +264,8 @@ struct Trainer {
   Model model;
   std::unique_ptr<torch::optim::AdamW> optimizer;
   std::unique_ptr<torch::optim::OneCycleLR> scheduler;
+  AmpMode amp;
+  std::unique_ptr<torch::amp::GradScaler> scaler;  // disabled (passes through) unless --amp fp16
   int64_t step_batch_size = 0;  // examples per forward pass: o.batch_size until memory runs out
   int start_epoch = 1;
   double best_val = -1;
@@ -236,12 +279,14 @@ struct StepResult {
   int64_t correct = 0;
 };
 
-/// One optimizer step on a batch (on the host, pinned when training on CUDA), with the batch
+/// The gradients of one batch (on the host, pinned when training on CUDA), with the batch
 /// sent through the network `batch_size` examples at a time: each piece's gradient is
-/// weighted by its share of the batch, so the step is the whole batch's mean-loss step
-/// (BatchNorm's batch statistics aside). Raises on a non-finite loss.
-StepResult train_step(Trainer& t, const torch::Tensor& images, const torch::Tensor& labels, int64_t batch_size,
-                      int epoch, int64_t step) {
+/// weighted by its share of the batch, so they add up to the whole batch's mean-loss
+/// gradient (BatchNorm's batch statistics aside). Forward and loss run under autocast,
+/// backward outside it, through the GradScaler's scaled loss (unscaled when not --amp fp16).
+/// Raises on a non-finite loss. Zeroes the gradients first, so a retry redoes it all.
+StepResult accumulate_gradients(Trainer& t, const torch::Tensor& images, const torch::Tensor& labels,
+                                int64_t batch_size, int epoch, int64_t step) {
   // Pinned host memory is copied by DMA while the device works on what is already queued.
   const bool non_blocking = t.device.is_cuda();
   const int64_t n = images.size(0);
@@ -250,20 +295,35 @@ StepResult train_step(Trainer& t, const torch::Tensor& images, const torch::Tens
   for (auto [start, len] : trainer::micro_batches(n, batch_size)) {
     torch::Tensor x = images.narrow(0, start, len).to(t.device, non_blocking);
     torch::Tensor y = labels.narrow(0, start, len).to(t.device, non_blocking);
-    torch::Tensor out = t.model.forward(x);
-    torch::Tensor loss = F::cross_entropy(out, y);
+    torch::Tensor out, loss;
+    {
+      torch::AutocastGuard autocast(t.device.type(), t.amp.dtype, t.amp.enabled());
+      out = t.model.forward(x);
+      loss = F::cross_entropy(out, y);  // float32 under autocast (nll_loss is on the float32 list)
+    }
     double l = loss.item<double>();
     if (!std::isfinite(l))
       throw std::runtime_error("the loss became " + std::to_string(l) + " at epoch " + std::to_string(epoch) +
                                ", batch " + std::to_string(step) + "; stopping (try a lower --lr than " +
                                std::to_string(t.o.lr) + ")");
-    if (len == n) loss.backward();
-    else (loss * (static_cast<double>(len) / static_cast<double>(n))).backward();
+    if (len != n) loss = loss * (static_cast<double>(len) / static_cast<double>(n));
+    t.scaler->scale(loss).backward();
     r.loss_sum += l * static_cast<double>(len);
     r.correct += out.argmax(1).eq(y).sum().item<int64_t>();
   }
-  t.optimizer->step();
   return r;
+}
+
+/// The optimizer step after a batch's gradients, through the GradScaler: it unscales them,
+/// skips the step when one is inf/NaN and updates the scale (all pass-throughs unless --amp
+/// fp16). Returns whether the step was skipped. Outside the out-of-memory retry: its memory
+/// does not depend on the batch size, and the scaler's per-step state (unscaled, stepped,
+/// the growth tracker) must move exactly once per batch.
+bool optimizer_step(Trainer& t) {
+  t.scaler->step(*t.optimizer);
+  const bool skipped = t.scaler->found_inf(*t.optimizer);
+  t.scaler->update();
+  return skipped;
 }
 
 /// One pass over the training split; returns its metrics (val_* filled in by the caller).
@@ -282,14 +342,18 @@ trainer::EpochMetrics train_epoch(Trainer& t, const Split& train, int epoch) {
   auto start = std::chrono::steady_clock::now();
   t.model.module->train();
   double loss_sum = 0;
-  int64_t correct = 0, seen = 0, done = 0;
+  int64_t correct = 0, seen = 0, done = 0, skipped = 0;
   for (auto& batch : *loader) {
     StepResult r;
     try {
+      // Only the gradients are retried (they zero themselves first); the step then runs once.
       r = trainer::run_with_oom_retry(
           t.step_batch_size,
-          [&](int64_t batch_size) { return train_step(t, batch.data, batch.target, batch_size, epoch, done + 1); },
+          [&](int64_t batch_size) {
+            return accumulate_gradients(t, batch.data, batch.target, batch_size, epoch, done + 1);
+          },
           [] { torch::cuda::empty_cache(); });
+      skipped += optimizer_step(t) ? 1 : 0;
     } catch (...) {
       bar.finish();
       throw;
@@ -306,6 +370,9 @@ trainer::EpochMetrics train_epoch(Trainer& t, const Split& train, int epoch) {
   m.train_loss = loss_sum / std::max<int64_t>(seen, 1);
   m.train_acc = static_cast<double>(correct) / std::max<int64_t>(seen, 1);
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (t.amp.scaled())
+    std::printf("  GradScaler: scale %g after the epoch, %lld of %lld steps skipped (inf/NaN gradients)\n",
+                t.scaler->get_scale(), static_cast<long long>(skipped), static_cast<long long>(done));
   return m;
 }
 
@@ -313,13 +380,18 @@ std::string checkpoint_path(const Options& o, int epoch) {
   return (fs::path(o.out_dir) / ("checkpoint_epoch" + std::to_string(epoch) + ".safetensors")).string();
 }
 
-// Model, optimizer, scheduler, the RNG (dropout) and progress, in one file written atomically:
-// a crash while saving leaves the previous epoch's checkpoint as it was.
+// Model, optimizer, scheduler, the GradScaler (--amp fp16), the RNG (dropout) and progress,
+// in one file written atomically: a crash while saving leaves the previous epoch's
+// checkpoint as it was. The --amp mode goes in the metadata, for resume to check.
 void save_checkpoint(Trainer& t, int epoch) {
-  torch::optim::CheckpointInfo::Metadata meta{{"model", t.o.model},
-                                              {"epochs_since_best", std::to_string(t.epochs_since_best)}};
-  torch::optim::save_checkpoint(checkpoint_path(t.o, epoch), *t.model.module, *t.optimizer, *t.scheduler,
-                                torch::optim::CheckpointInfo().epoch(epoch).best_metric(t.best_val).metadata(meta));
+  torch::optim::CheckpointInfo::Metadata meta{
+      {"model", t.o.model}, {"amp", t.amp.name}, {"epochs_since_best", std::to_string(t.epochs_since_best)}};
+  auto info = torch::optim::CheckpointInfo().epoch(epoch).best_metric(t.best_val).metadata(meta);
+  const std::string path = checkpoint_path(t.o, epoch);
+  if (t.amp.scaled())
+    torch::optim::save_checkpoint(path, *t.model.module, *t.optimizer, *t.scheduler, *t.scaler, info);
+  else
+    torch::optim::save_checkpoint(path, *t.model.module, *t.optimizer, *t.scheduler, info);
 }
 
 void resume(Trainer& t) {
@@ -327,7 +399,18 @@ void resume(Trainer& t) {
   auto saved = torch::optim::load_checkpoint_info(t.o.resume).metadata();
   if (saved.count("model") && saved.at("model") != t.o.model)
     throw std::runtime_error(t.o.resume + " holds a " + saved.at("model") + " model, not --model " + t.o.model);
-  torch::optim::CheckpointInfo info = torch::optim::load_checkpoint(t.o.resume, *t.model.module, *t.optimizer, *t.scheduler);
+  // Resuming continues the same run: a different --amp would change its arithmetic half way,
+  // and an fp16 run's GradScaler state exists only in fp16 checkpoints. (Files written before
+  // --amp existed are float32 runs.)
+  const std::string saved_amp = saved.count("amp") ? saved.at("amp") : "off";
+  if (saved_amp != t.amp.name)
+    throw std::runtime_error(t.o.resume + " was written by a run with --amp " + saved_amp + ", not --amp " +
+                             t.amp.name + "; resume with --amp " + saved_amp +
+                             " (or start a new run to change the precision)");
+  torch::optim::CheckpointInfo info =
+      t.amp.scaled()
+          ? torch::optim::load_checkpoint(t.o.resume, *t.model.module, *t.optimizer, *t.scheduler, *t.scaler)
+          : torch::optim::load_checkpoint(t.o.resume, *t.model.module, *t.optimizer, *t.scheduler);
   t.start_epoch = static_cast<int>(info.epoch()) + 1;
   t.best_val = info.best_metric();
   if (info.metadata().count("epochs_since_best")) t.epochs_since_best = std::stoi(info.metadata().at("epochs_since_best"));
@@ -351,9 +434,11 @@ int run_eval(const Options& o, torch::Device device) {
   model.module->load_state_dict(torch::load_file(o.eval));
   model.module->to(device);
   Split test = load_split(o, /*train=*/false);
-  Score s = evaluate(model, test, device);
-  std::printf("test accuracy %.2f%% (loss %.4f) on %lld images, weights %s\n", 100 * s.accuracy, s.loss,
-              static_cast<long long>(test.size()), o.eval.c_str());
+  AmpMode amp = amp_mode(o.amp);
+  Score s = evaluate(model, test, device, amp);
+  std::printf("test accuracy %.2f%% (loss %.4f) on %lld images, weights %s%s\n", 100 * s.accuracy, s.loss,
+              static_cast<long long>(test.size()), o.eval.c_str(),
+              amp.enabled() ? (", autocast " + amp.name).c_str() : "");
   return 0;
 }
 
@@ -363,7 +448,7 @@ int run_training(const Options& o, torch::Device device) {
   Split test = load_split(o, /*train=*/false);
   torch::manual_seed(o.seed);
   auto [train, val] = train_validation_split(all, o);
-  Trainer t{o, device, make_model(o.model), nullptr, nullptr, o.batch_size};
+  Trainer t{o, device, make_model(o.model), nullptr, nullptr, {}, nullptr, o.batch_size};
   t.model.module->to(device);
   int64_t steps_per_epoch = train.size() / o.batch_size;
   if (steps_per_epoch < 1) throw std::runtime_error("--batch-size is larger than the training split");
@@ -371,17 +456,22 @@ int run_training(const Options& o, torch::Device device) {
   t.optimizer = std::make_unique<torch::optim::AdamW>(t.model.module->parameters(),
                                                       torch::optim::AdamWOptions(o.lr).weight_decay(o.weight_decay));
   t.scheduler = std::make_unique<torch::optim::OneCycleLR>(*t.optimizer, o.lr, o.epochs * steps_per_epoch);
+  // PyTorch's recipe: a GradScaler for float16 only (bfloat16 has float32's exponent range);
+  // disabled, every method of it passes through.
+  t.amp = amp_mode(o.amp);
+  t.scaler = std::make_unique<torch::amp::GradScaler>(device.is_cuda() ? "cuda" : "cpu",
+                                                      torch::amp::GradScalerOptions().enabled(t.amp.scaled()));
   if (!o.resume.empty()) resume(t);
 
-  std::printf("%s on %s: %lld train / %lld validation / %lld test images, %lld parameters, %d epochs\n",
-              o.model.c_str(), device.str().c_str(), static_cast<long long>(train.size()),
+  std::printf("%s on %s, %s: %lld train / %lld validation / %lld test images, %lld parameters, %d epochs\n",
+              o.model.c_str(), device.str().c_str(), t.amp.describe().c_str(), static_cast<long long>(train.size()),
               static_cast<long long>(val.size()), static_cast<long long>(test.size()),
               static_cast<long long>(nn::utils::parameters_to_vector(t.model.module->parameters()).numel()), o.epochs);
   const std::string best_path = (fs::path(o.out_dir) / "best_model.safetensors").string();
   for (int epoch = t.start_epoch; epoch <= o.epochs; ++epoch) {
     trainer::EpochMetrics m = train_epoch(t, train, epoch);
     double lr = t.scheduler->get_last_lr().front();  // where the schedule ended this epoch
-    Score v = evaluate(t.model, val, device);
+    Score v = evaluate(t.model, val, device, t.amp);
     m.val_loss = v.loss, m.val_acc = v.accuracy, m.lr = lr;
     t.history.push_back(m);
     bool better = v.accuracy > t.best_val;
@@ -407,7 +497,7 @@ int run_training(const Options& o, torch::Device device) {
   }
   // Test the best model seen, not the last one.
   t.model.module->load_state_dict(torch::load_file(best_path));
-  Score s = evaluate(t.model, test, device);
+  Score s = evaluate(t.model, test, device, t.amp);
   std::printf("test accuracy %.2f%% (loss %.4f), best validation accuracy %.2f%%; run folder %s\n", 100 * s.accuracy,
               s.loss, 100 * t.best_val, o.out_dir.c_str());
   return 0;

@@ -7,10 +7,11 @@ Times the same workloads as bench_cuda, under the same names, in PyTorch on the 
   the device-to-device copy, the ceiling): c = a + b and a.add_(b) on 256M float32 elements,
   dst.copy_(src) of the same size, a.sum() over 256M elements, softmax and layer_norm over the
   rows of an (8192, 4096) float32 matrix;
-  compute (TFLOP/s): GEMM 4096^3 in float32, TF32 and bfloat16; conv2d forward + backward of
-  a ResNet layer (batch 64, 64 -> 64 channels, 3x3, 56x56, padding 1);
+  compute (TFLOP/s): GEMM 4096^3 in float32, TF32, bfloat16 and float16; conv2d forward +
+  backward of a ResNet layer (batch 64, 64 -> 64 channels, 3x3, 56x56, padding 1);
   a training step (ms): forward, backward and AdamW of the Fashion-MNIST trainer's CNN at
-  batch 64 (examples/fashion_mnist.py's model);
+  batch 64 (examples/fashion_mnist.py's model), in float32 and as PyTorch's AMP recipe takes
+  it (torch.autocast("cuda", torch.float16) around forward and loss, a GradScaler);
   allocator churn (ns per allocation): eight tensors of mixed sizes allocated and freed.
 
 Same method as bench_cuda: the 256M-element rows take wall time with each iteration ended by
@@ -52,8 +53,10 @@ WORKLOADS = [
     ("GEMM 4096^3 float32", "BM_GemmFloat32", "TFLOP/s", "torch95"),
     ("GEMM 4096^3 TF32", "BM_GemmTF32", "TFLOP/s", "torch95"),
     ("GEMM 4096^3 bfloat16", "BM_GemmBFloat16", "TFLOP/s", "torch95"),
+    ("GEMM 4096^3 float16", "BM_GemmFloat16", "TFLOP/s", "torch95"),
     ("conv2d ResNet fwd+bwd", "BM_Conv2dResNetForwardBackward", "TFLOP/s", "torch95"),
     ("train step, CNN batch 64", "BM_TrainStepCnn", "ms", "torch100"),
+    ("train step, CNN, AMP fp16", "BM_TrainStepCnnAmpFp16", "ms", "torch100"),
     ("allocator churn", "BM_AllocatorChurn", "ns/alloc", None),
 ]
 HIGHER_IS_BETTER = {"GB/s", "TFLOP/s"}
@@ -119,7 +122,8 @@ def compute_workloads(torch, dev, res):
     try:
         for name, dtype, tf32, reps in (("GEMM 4096^3 float32", torch.float32, False, 5),
                                         ("GEMM 4096^3 TF32", torch.float32, True, 20),
-                                        ("GEMM 4096^3 bfloat16", torch.bfloat16, False, 20)):
+                                        ("GEMM 4096^3 bfloat16", torch.bfloat16, False, 20),
+                                        ("GEMM 4096^3 float16", torch.float16, False, 20)):
             torch.backends.cuda.matmul.allow_tf32 = tf32
             torch.manual_seed(1)
             a = torch.randn(GEMM, GEMM, device=dev).to(dtype)
@@ -155,20 +159,24 @@ def trainer_cnn(nn):
 
 
 def train_step_workload(torch, dev, res):
-    torch.manual_seed(5)
-    model = trainer_cnn(torch.nn).to(dev)
-    model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    x = torch.randn(64, 1, 28, 28, device=dev)
-    y = torch.randint(0, 10, (64,), device=dev)
+    for name, amp in (("train step, CNN batch 64", False), ("train step, CNN, AMP fp16", True)):
+        torch.manual_seed(5)
+        model = trainer_cnn(torch.nn).to(dev)
+        model.train()
+        opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+        scaler = torch.amp.GradScaler("cuda", enabled=amp)
+        x = torch.randn(64, 1, 28, 28, device=dev)
+        y = torch.randint(0, 10, (64,), device=dev)
 
-    def step():
-        opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
+        def step():
+            opt.zero_grad()
+            with torch.autocast("cuda", dtype=torch.float16, enabled=amp):
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
 
-    res["train step, CNN batch 64"] = gpu_seconds(torch, step, 10) * 1e3
+        res[name] = gpu_seconds(torch, step, 10) * 1e3
 
 
 def churn_workload(torch, dev, res):

@@ -4,7 +4,8 @@
 # suite, runs the CUDA benchmarks (and PyTorch's side of them when python3 has torch, each
 # workload printed next to PyTorch's with the ratio and the copy bandwidth it is held
 # against), trains the Fashion-MNIST example for one epoch on the GPU (and on the CPU beside
-# it, to compare accuracies), runs the CUDA tests under compute-sanitizer's memcheck, and
+# it, to compare accuracies; then with mixed precision, --amp fp16 and --amp bf16, against the
+# float32 GPU epoch), runs the CUDA tests under compute-sanitizer's memcheck, and
 # writes one report file with a summary on top. Every stage has a time limit, so the whole
 # fits in 9 minutes on an H200 with 16 cores; a stage that fails is recorded and the next one
 # still runs (without a build, there is nothing to test). Without a GPU it still builds and
@@ -18,7 +19,7 @@
 #                     <build-dir>/gpu_check_report.txt
 #   -j N              build jobs (default: the number of cores)
 #   --budget S        seconds for the whole check (default 540)
-#   --examples        also run the examples' smoke test in ctest (the examples are always
+#   --examples        also run the examples' tests (smoke, --amp) in ctest (the examples are always
 #                     built: the trainer stage runs examples/fashion_mnist)
 # The trainer stage reads Fashion-MNIST from $FASHION_MNIST_DIR, /usr/share/datasets/fashion-mnist
 # or <deps>/usr/share/datasets/fashion-mnist (scripts/prepare_gpu_deps.sh puts it there).
@@ -378,7 +379,7 @@ count_tests() {  # count_tests LOG REGEX_ON_NAME -> "passed failed skipped total
 if [ -x "$build_dir/tests/ember_tests" ] || [ -x "$cuda_test_bin" ]; then
   limit=$(stage_limit 150 200)
   section "ctest (all)"
-  # The examples' smoke test trains on the CPU for minutes when the data is there: only with --examples.
+  # The examples' tests (smoke, --amp) train on the CPU for minutes when the data is there: only with --examples.
   exclude=()
   [ $examples_smoke = 1 ] || exclude=(-E '^examples[.]')
   say "ctest: the whole suite, -j8 ${exclude[*]} (limit ${limit}s)"
@@ -465,11 +466,12 @@ find_fashion_mnist() {
 trainer_bin=$build_dir/examples/fashion_mnist
 test_accuracy() { sed -n 's/^test accuracy \([0-9.]*\)%.*/\1/p' "$1" | tail -n 1; }
 epoch_seconds() { sed -n 's/^epoch 1\/1 .*| \([0-9.]*\) s$/\1/p' "$1" | tail -n 1; }
-trainer_run() {  # trainer_run DEVICE LIMIT: runs one epoch, appends its log to the details
-  local device=$1 limit=$2 log=$logs/trainer_$1.log
-  local args=(--epochs 1 --data-dir "$fmnist_dir" --workers 2 --seed 0 --device "$device" --out-dir "$build_dir/trainer-$device")
+trainer_run() {  # trainer_run NAME LIMIT DEVICE [args...]: one epoch, log in trainer_NAME.log and the details
+  local name=$1 limit=$2 device=$3 log=$logs/trainer_$1.log
+  shift 3
+  local args=(--epochs 1 --data-dir "$fmnist_dir" --workers 2 --seed 0 --device "$device" --out-dir "$build_dir/trainer-$name" "$@")
   echo "\$ examples/fashion_mnist ${args[*]}" >> "$details"
-  say "trainer, 1 epoch, --device $device (limit ${limit}s)"
+  say "trainer, 1 epoch, --device $device $* (limit ${limit}s)"
   run_logged "$limit" "$log" "$trainer_bin" "${args[@]}"
   tail -n 40 "$log" >> "$details"
 }
@@ -488,7 +490,7 @@ else
   if [ "$limit" -lt 20 ]; then
     record "trainer (GPU, 1 epoch)" skip 0 "no time left"
   else
-    trainer_run cuda "$limit"
+    trainer_run cuda "$limit" cuda
     cuda_acc=$(test_accuracy "$logs/trainer_cuda.log")
     case $run_rc in 0) status=ok ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac
     [ $status = ok ] && [ -z "$cuda_acc" ] && status=FAIL
@@ -500,7 +502,7 @@ else
     elif [ "$limit" -lt 30 ]; then
       record "trainer (CPU, 1 epoch)" skip 0 "no time left"
     else
-      trainer_run cpu "$limit"
+      trainer_run cpu "$limit" cpu
       cpu_acc=$(test_accuracy "$logs/trainer_cpu.log")
       case $run_rc in 0) status=ok ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac
       note="test accuracy ${cpu_acc:-?}%, epoch $(epoch_seconds "$logs/trainer_cpu.log" || true) s"
@@ -516,7 +518,47 @@ else
   fi
 fi
 
-# ---- stage 10: the CUDA tests under compute-sanitizer memcheck (last: it takes what is left) --
+# ---- stages 10-11: the trainer with mixed precision on the GPU ------------------------------
+# The same epoch (same seed, data and schedule) with --amp fp16 (float16 autocast and a
+# GradScaler) and --amp bf16 (bfloat16 autocast, no scaler), each against the float32 GPU
+# epoch's test accuracy: within 2 points (rounding changes the trajectory, as dropout and
+# summation order do between devices). The fp16 note has the GradScaler's final scale and
+# its skipped steps (some are normal while the scale, 65536 at first, backs off to its level).
+section "Fashion-MNIST trainer, 1 epoch on the GPU with --amp fp16 and --amp bf16"
+for amp in fp16 bf16; do
+  name="trainer (GPU, $amp)"
+  if [ $have_gpu = 0 ] || [ ! -x "$trainer_bin" ]; then
+    record "$name" skip 0 "$([ $have_gpu = 0 ] && echo 'no GPU' || echo 'examples/fashion_mnist was not built')"
+    continue
+  fi
+  if [ -z "${cuda_acc:-}" ]; then
+    record "$name" skip 0 "no float32 GPU accuracy to compare with"
+    continue
+  fi
+  limit=$(stage_limit 60 20)
+  if [ "$limit" -lt 20 ]; then
+    record "$name" skip 0 "no time left"
+    continue
+  fi
+  trainer_run "cuda_$amp" "$limit" cuda --amp "$amp"
+  log=$logs/trainer_cuda_$amp.log
+  amp_acc=$(test_accuracy "$log")
+  case $run_rc in 0) status=ok ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac
+  note="test accuracy ${amp_acc:-?}%, epoch $(epoch_seconds "$log" || true) s"
+  grep -q "mixed precision $amp" "$log" || { note="$note; the run's header does not say mixed precision $amp"; status=FAIL; }
+  scaler_line=$(sed -n 's/^ *GradScaler: //p' "$log" | tail -n 1)
+  [ -n "$scaler_line" ] && note="$note; GradScaler: $scaler_line"
+  if [ -n "$amp_acc" ]; then
+    diff=$(awk -v a="$cuda_acc" -v b="$amp_acc" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.2f", d }')
+    note="$note; float32 - $amp: $diff points (at most 2)"
+    awk -v d="$diff" 'BEGIN { exit !(d > 2) }' && status=FAIL
+  else
+    [ $status = ok ] && status=FAIL
+  fi
+  record "$name" "$status" "$run_secs" "$note"
+done
+
+# ---- stage 12: the CUDA tests under compute-sanitizer memcheck (last: it takes what is left) --
 # The doctest binary runs every CUDA case in one process; memcheck reports bad device memory
 # accesses and CUDA API errors. EMBER_NO_ALLOCATOR_CACHE=1 asks the allocators not to cache,
 # so an access past a tensor's end cannot land in a cached neighbour unnoticed.
