@@ -22,6 +22,7 @@
 #include "ember/core/ops/pooling.h"
 #include "ember/core/ops/upsample.h"
 #include "fixtures/low_precision_values.h"
+#include "ember/nn/functional.h"
 #include "op_check.h"
 
 using namespace ember;
@@ -461,6 +462,89 @@ TEST_CASE("low precision: matmul, linear, einsum") {
              {{rn({5, 8})}, {rn({8, 3})}, {rn({3})}});
   check_lowp("einsum", [](const TensorList& t) { return einsum("bij,jk->bik", {t[0], t[1]}); },
              {{rn({2, 5, 8})}, {rn({8, 3})}});
+}
+
+TEST_CASE("low precision: more elementwise, linear algebra and nn ops") {
+  manual_seed(17);
+  namespace F = ember::nn::functional;
+  const std::vector<Fn> unary = {
+      [](const TensorList& t) { return exp2(t[0]); },
+      [](const TensorList& t) { return relu6(t[0] * 5 - 1); },
+      [](const TensorList& t) { return t[0].clamp(t[0] * 0 - 0.5, t[0] * 0 + 0.5); },
+      [](const TensorList& t) { return F::normalize(t[0], F::NormalizeFuncOptions().dim(1)); },
+      [](const TensorList& t) { return t[0].norm(INFINITY, {1}); },
+      [](const TensorList& t) { return t[0].prod(); },
+      [](const TensorList& t) { return t[0].sum(kFloat); },  // the dtype= overload: float32 out
+  };
+  for (size_t k = 0; k < unary.size(); ++k) {
+    if (k == 6) continue;
+    check_lowp("elementwise #" + std::to_string(k), unary[k], {{ru({4, 6}, 0.6, 1.4)}});
+  }
+  for (ScalarType t : kLowTypes) {
+    // nan_to_num's default replacements are the dtype's own extremes, as PyTorch's.
+    Tensor special = full({3}, 0.0, t);
+    static_cast<uint16_t*>(special.data_ptr())[0] = t == kHalf ? 0x7e00 : 0x7fc0;  // nan
+    static_cast<uint16_t*>(special.data_ptr())[1] = t == kHalf ? 0x7c00 : 0x7f80;  // inf
+    static_cast<uint16_t*>(special.data_ptr())[2] = t == kHalf ? 0xfc00 : 0xff80;  // -inf
+    const double big = t == kHalf ? 65504.0 : 3.3895313892515355e38;
+    CHECK(values(nan_to_num(special)) == std::vector<double>{0, big, -big});
+  }
+  for (ScalarType t : kLowTypes) {  // sum(dtype=float32) of the rounded values is the float32 sum
+    Tensor x = rn({4, 6}).to(t);
+    CHECK(x.sum(kFloat).dtype() == kFloat);
+    check_close(x.sum(kFloat), x.to(kFloat).sum(), 0, 1e-6);
+  }
+  check_lowp("remainder", [](const TensorList& t) { return remainder(t[0], t[1]); },
+             {{rn({3, 5}) * 3}, fixed(ru({3, 5}, 0.5, 2))});
+  check_lowp("floor_divide", [](const TensorList& t) { return floor_divide(t[0], t[1]); },
+             {fixed(rn({3, 5}) * 3), fixed(ru({3, 5}, 0.5, 2))});
+  check_lowp("mv", [](const TensorList& t) { return mv(t[0], t[1]); }, {{rn({5, 8})}, {rn({8})}});
+  check_lowp("dot", [](const TensorList& t) { return dot(t[0], t[1]); }, {{rn({16})}, {rn({16})}});
+  check_lowp("outer", [](const TensorList& t) { return outer(t[0], t[1]); }, {{rn({4})}, {rn({5})}});
+  check_lowp("baddbmm", [](const TensorList& t) { return baddbmm(t[0], t[1], t[2], 0.5, 2); },
+             {{rn({2, 3, 4})}, {rn({2, 3, 6})}, {rn({2, 6, 4})}});
+  check_lowp("F::linear", [](const TensorList& t) { return F::linear(t[0], t[1], t[2]); },
+             {{rn({2, 3, 8})}, {rn({5, 8})}, {rn({5})}});
+  // bilinear contracts x1 W (rounded to the dtype) with x2: two roundings, as PyTorch's
+  // _trilinear (whose bmm intermediate is rounded too); 8x the default rtol covers them.
+  check_lowp("F::bilinear", [](const TensorList& t) { return F::bilinear(t[0], t[1], t[2], t[3]); },
+             {{rn({4, 3})}, {rn({4, 2})}, {rn({5, 3, 2})}, {rn({5})}}, 8);
+  check_lowp("F::linear 4-d", [](const TensorList& t) { return F::linear(t[0], t[1]); },
+             {{rn({2, 2, 3, 8})}, {rn({5, 8})}});
+  Tensor cls = longs({1, -100, 4, 2});
+  check_lowp("cross_entropy weight ignore_index",
+             [&](const TensorList& t) { return cross_entropy_loss(t[0], cls, t[1], Reduction::Mean, -100); },
+             {{rn({4, 5})}, fixed(ru({5}, 0.5, 2))});
+  Tensor cls2d = tensor(std::vector<int64_t>{0, 2, 1, 1, 2, 0, 0, 1}).view({2, 2, 2});
+  check_lowp("nll_loss 2d", [&](const TensorList& t) { return nll_loss_nd(t[0].log_softmax(1), cls2d); },
+             {{rn({2, 3, 2, 2})}});
+  check_lowp("reflection_pad1d", [](const TensorList& t) { return reflection_pad1d(t[0], {2, 1}); }, {{rn({2, 3, 5})}});
+  check_lowp("replication_pad1d", [](const TensorList& t) { return replication_pad1d(t[0], {1, 3}); },
+             {{rn({2, 3, 5})}});
+  check_lowp("adaptive_max_pool1d", [](const TensorList& t) { return std::get<0>(adaptive_max_pool1d(t[0], {3})); },
+             {{rn({2, 3, 8})}});
+  check_lowp("interpolate nearest scale", [](const TensorList& t) {
+    return F::interpolate(t[0], F::InterpolateFuncOptions().scale_factor(std::vector<double>{1.5, 2}));
+  }, {{rn({1, 2, 4, 4})}});
+  for (ScalarType t : kLowTypes) {
+    CHECK(randperm(7, t).dtype() == t);
+    CHECK(values(std::get<0>(randperm(7, t).sort(0))) == std::vector<double>{0, 1, 2, 3, 4, 5, 6});
+    CHECK(rand_like(zeros({3}, t)).dtype() == t);
+  }
+}
+
+TEST_CASE("low precision: convolutions through the GEMM path, batch chunks and row tiles") {
+  manual_seed(18);
+  // Receptive fields of 8 * 9 = 72 elements (the GEMM path, not the small-K loops), a batch
+  // of 11 (the weight gradient's batch chunks summed in float), and a 1x1 "same" case.
+  check_lowp("conv2d gemm", [](const TensorList& t) { return conv2d(t[0], t[1], t[2], 1, 1); },
+             {{rn({11, 8, 6, 6})}, {rn({6, 8, 3, 3})}, {rn({6})}});
+  check_lowp("conv2d gemm stride 2", [](const TensorList& t) { return conv2d(t[0], t[1], {}, 2, 2, 1, 2); },
+             {{rn({3, 8, 9, 7})}, {rn({4, 4, 3, 3})}});
+  check_lowp("conv1d same", [](const TensorList& t) { return conv1d(t[0], t[1], t[2], 1, "same"); },
+             {{rn({3, 6, 20})}, {rn({5, 6, 5})}, {rn({5})}});
+  check_lowp("conv_transpose2d groups", [](const TensorList& t) { return conv_transpose2d(t[0], t[1], {}, 2, 0, 0, 2); },
+             {{rn({2, 4, 4, 4})}, {rn({4, 3, 3, 3})}});
 }
 
 // ---- PyTorch's own half/bf16 results -------------------------------------------------------
