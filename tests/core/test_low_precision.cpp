@@ -262,6 +262,12 @@ TEST_CASE("low precision: reductions accumulate in float32") {
   // softmax's and layer_norm's sums over 4096 elements: the float32 results rounded once.
   check_close(b.softmax(0).to(kFloat), v.softmax(0).to(kBFloat16).to(kFloat), 0, 0);
   check_close(layer_norm(b, {4096}).to(kFloat), layer_norm(v, {4096}).to(kBFloat16).to(kFloat), 0, 0);
+  // conv2d's weight gradient sums over the batch (4096 1x1 images of ones, upstream gradient
+  // v): float accumulation gives 6128 rounded once; per-image or per-chunk bf16 sums stall.
+  Tensor w = ones({1, 1, 1, 1}, kBFloat16).requires_grad_(true);
+  Tensor y = conv2d(ones({4096, 1, 1, 1}, kBFloat16), w);
+  y.backward(b.view({4096, 1, 1, 1}));
+  CHECK(values(w.grad())[0] == 6144);
 }
 
 TEST_CASE("low precision: scans, sort and topk") {
