@@ -538,30 +538,48 @@ void weight_grad_impl(const Tensor& x, const Tensor& g, Tensor& gw, const ConvSh
   }
 }
 
-/// Runs kernel<T> for the dtypes PyTorch's CPU convolution has (the op rejects the others
-/// with PyTorch's message first).
+/// Runs kernel<T> for the dtypes the kernels are built for (the op rejects bool with
+/// PyTorch's message first; Half and BFloat16 arrive here already widened to float).
 template <class F>
 void visit_conv_dtype(ScalarType t, F&& f) {
   visit_dtype(t, [&]<typename T>() {
-    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, Half>)
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
       detail::throw_error(detail::str_cat("\"slow_conv2d_cpu\" not implemented for '", scalar_type_name(t), "'"));
     else
       f.template operator()<T>();
   });
 }
 
+/// Half and BFloat16 convolve in float, as PyTorch's CPU convolution does: the operands are
+/// widened once, the float kernels accumulate every sum (over the receptive field, the batch
+/// and the col2im overlaps) in float, and the result is rounded once into `out`.
+bool is_reduced_float(ScalarType t) { return t == kHalf || t == kBFloat16; }
+Tensor widen(const Tensor& t) { return t.defined() ? t.to(kFloat) : t; }
+template <class Run>
+void in_float(Tensor& out, Run&& run) {
+  Tensor wide = empty(out.sizes(), kFloat);
+  run(wide);
+  out.copy_(wide);
+}
+
 }  // namespace
 
 void conv2d_forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& out, const ConvShape& s) {
+  if (is_reduced_float(x.dtype()))
+    return in_float(out, [&](Tensor& o) { conv2d_forward(widen(x), widen(w), widen(bias), o, s); });
   visit_conv_dtype(x.dtype(), [&]<typename T>() { forward_impl<T>(x, w, bias, out, s); });
 }
 
 void conv2d_backward_input(const Tensor& g, const Tensor& w, const Tensor& bias, Tensor& grad_input,
                            const ConvShape& s) {
+  if (is_reduced_float(g.dtype()))
+    return in_float(grad_input, [&](Tensor& o) { conv2d_backward_input(widen(g), widen(w), widen(bias), o, s); });
   visit_conv_dtype(g.dtype(), [&]<typename T>() { input_grad_impl<T>(g, w, bias, grad_input, s); });
 }
 
 void conv2d_backward_weight(const Tensor& x, const Tensor& g, Tensor& grad_weight, const ConvShape& s) {
+  if (is_reduced_float(x.dtype()))
+    return in_float(grad_weight, [&](Tensor& o) { conv2d_backward_weight(widen(x), widen(g), o, s); });
   visit_conv_dtype(x.dtype(), [&]<typename T>() { weight_grad_impl<T>(x, g, grad_weight, s); });
 }
 

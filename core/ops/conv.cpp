@@ -253,7 +253,7 @@ void check_kernel_args(const Tensor& input, const Tensor& weight, const ConvPara
   if (input.is_cuda())
     EMBER_CHECK(is_floating_point(t), "getCudnnDataTypeFromScalarType() not supported for ", scalar_type_name(t));
   else
-    EMBER_CHECK(t != kHalf && t != kBool, "\"", kernel, "\" not implemented for '", scalar_type_name(t), "'");
+    EMBER_CHECK(t != kBool, "\"", kernel, "\" not implemented for '", scalar_type_name(t), "'");
   EMBER_CHECK(weight.dtype() == t, "expected scalar type ", scalar_type_name(t), " but found ",
               scalar_type_name(weight.dtype()));
   if (!p.transposed) return;

@@ -21,6 +21,13 @@ Tensor feature_noise(const Tensor& input) {
   return empty(sizes, input.options());
 }
 
+/// 1 / q as PyTorch's noise.div_(q) gives it: the scalar q stays in opmath (float for Half
+/// and BFloat16, not rounded to the dtype first), and the quotient is rounded once.
+double inverse_in_dtype(ScalarType t, double q) {
+  const ScalarType opmath = t == kHalf || t == kBFloat16 ? kFloat : t;
+  return ones({}, opmath).div_(q).to(t).item<double>();
+}
+
 /// input * noise (+ b for alpha dropout), in place or not.
 Tensor dropout_impl(Tensor& input, double p, bool train, bool feature, bool alpha, bool inplace) {
   EMBER_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
@@ -33,14 +40,13 @@ Tensor dropout_impl(Tensor& input, double p, bool train, bool feature, bool alph
   if (!alpha) {
     // noise = bernoulli(1 - p) / (1 - p), drawn and scaled in one pass where the sampler can
     // (the same mask as bernoulli_, so CPU and CUDA agree for a seed); 1 / (1 - p) is
-    // computed by div_ in the noise's dtype, as dividing the mask would. CUDA keeps the
-    // two-op form (no host round trip for the scale).
-    if (noise.is_cuda()) {
-      noise.bernoulli_(1 - p).div_(1 - p);
-    } else {
-      double scale = ones({}, noise.options()).div_(1 - p).item<double>();
+    // rounded to the noise's dtype, as dividing the mask would. CUDA keeps the two-op
+    // form; mask * scale is exact, so both devices hold the same noise.
+    const double scale = inverse_in_dtype(noise.scalar_type(), 1 - p);
+    if (noise.is_cuda())
+      noise.bernoulli_(1 - p).mul_(scale);
+    else
       detail::bernoulli_scaled_(noise, 1 - p, scale);
-    }
     return inplace ? input.mul_(noise) : input * noise;
   }
   noise.bernoulli_(1 - p);

@@ -20,8 +20,11 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   // excluded, so nothing is cast twice).
   if (autocast::is_active()) [[unlikely]]
     return autocast::call(autocast::kLowerPrecisionBoth, &linear, input, weight, bias);
-  // addmm fuses the bias add for the common [batch, in] case.
+  // addmm fuses the bias add (one rounding in float16/bfloat16) for the common [batch, in]
+  // case and, as PyTorch does, for contiguous [batch, seq, in] inputs flattened to 2-d.
   if (input.dim() == 2 && bias.defined()) return ember::addmm(bias, input, weight.t());
+  if (input.dim() == 3 && bias.defined() && input.is_contiguous())
+    return ember::addmm(bias, input.view({-1, input.size(2)}), weight.t()).view({input.size(0), input.size(1), -1});
   Tensor out = input.matmul(weight.t());
   return bias.defined() ? out + bias : out;
 }

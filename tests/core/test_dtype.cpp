@@ -1,6 +1,7 @@
 // DTypes and the small value types: Half/BFloat16 conversions (exhaustive over every half
-// bit pattern), Scalar, Device parsing, dtype names and sizes, visit_dtype, and the type
-// promotion helpers checked against tables printed by PyTorch 1.13:
+// and bfloat16 bit pattern, scalar and tensor paths, ties against independent references),
+// Scalar, Device parsing, dtype names and sizes, visit_dtype, and the type promotion helpers
+// checked against tables printed by PyTorch 1.13:
 //   torch.promote_types(a, b) and torch.can_cast(a, b) over the ten dtypes in ScalarType order.
 #include <cmath>
 #include <cstring>
@@ -42,6 +43,35 @@ uint16_t reference_half(float x) {
   double dlo = a - value(lo), dhi = value(hi) - a;
   uint16_t r = dlo < dhi ? lo : dhi < dlo ? hi : ((lo & 1) ? hi : lo);
   return sign | r;
+}
+
+/// The bfloat16 nearest to finite x by distance computed in double, ties to the even
+/// pattern; candidates are the two patterns whose float values (pattern << 16) bracket x,
+/// with 0x7f80 standing for 2^128 so that values past max + half an ulp round to inf.
+/// Independent of half.h's add-and-shift rounding.
+uint16_t reference_bf16(float x) {
+  const uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  const double a = std::fabs(static_cast<double>(x));
+  auto value = [](uint32_t p) {  // value of a positive pattern up to 0x7f80, in double
+    int e = static_cast<int>(p >> 7), m = static_cast<int>(p & 0x7f);
+    return e == 0 ? std::ldexp(m, -133) : std::ldexp(128 + m, e - 134);
+  };
+  uint32_t lo = (bits_of(static_cast<float>(a)) >> 16);  // truncation: value(lo) <= a
+  const uint32_t hi = lo + 1;
+  REQUIRE(value(lo) <= a);
+  REQUIRE(a < value(hi));
+  const double dlo = a - value(lo), dhi = value(hi) - a;
+  const uint32_t r = dlo < dhi ? lo : dhi < dlo ? hi : ((lo & 1) ? hi : lo);
+  return static_cast<uint16_t>(sign | r);
+}
+
+/// A tensor of dtype T holding every 16-bit pattern 0..65535 in order.
+template <class T>
+Tensor all_patterns(ScalarType t) {
+  Tensor x = empty({65536}, t);
+  T* p = x.data_ptr<T>();
+  for (uint32_t b = 0; b < 65536; ++b) p[b] = T::from_bits(static_cast<uint16_t>(b));
+  return x;
 }
 
 }  // namespace
@@ -97,6 +127,107 @@ TEST_CASE("test_dtype: float -> half rounding against an independent reference")
   CHECK(Half(0.1).x == 0x2e66);
 }
 
+TEST_CASE("test_dtype: bfloat16 -> float -> bfloat16 for every bit pattern") {
+  // Widening is exact on the bits (sign and NaN payload included): the 16 bits are the top
+  // of a float. Narrowing gives the pattern back for every non-NaN; a NaN stays a NaN
+  // (PyTorch's scalar c10::BFloat16 returns the canonical 0x7fc0, as ember does; its
+  // vectorised path returns 0xffff: no payload survives in either).
+  int nans = 0;
+  for (uint32_t b = 0; b < 65536; ++b) {
+    INFO("bits " << b);
+    BFloat16 v = BFloat16::from_bits(static_cast<uint16_t>(b));
+    float f = v;
+    REQUIRE(bits_of(f) == b << 16);
+    if (std::isnan(f)) {
+      ++nans;
+      REQUIRE(((b >> 7) & 0xff) == 0xff);
+      REQUIRE(std::isnan(static_cast<float>(BFloat16(f))));
+      continue;
+    }
+    REQUIRE(BFloat16(f).x == b);
+  }
+  CHECK(nans == 2 * 127);
+}
+
+TEST_CASE("test_dtype: float -> bfloat16 rounding against an independent reference") {
+  // Every midpoint between adjacent positive bfloat16 values (ties: to the even pattern),
+  // a float just either side of it, both signs; 0x7f7f..0x7f80 is the overflow tie (to inf).
+  int checked = 0;
+  for (uint32_t b = 0; b < 0x7f80; ++b) {
+    const float lo = BFloat16::from_bits(static_cast<uint16_t>(b));
+    const double hi = b + 1 == 0x7f80 ? std::ldexp(1.0, 128) : static_cast<double>(BFloat16::from_bits(static_cast<uint16_t>(b + 1)));
+    const float mid = static_cast<float>((lo + hi) / 2);  // exact: 9 significant bits
+    REQUIRE(static_cast<double>(mid) == (lo + hi) / 2);
+    for (float x : {mid, std::nextafter(mid, 0.f), std::nextafter(mid, INFINITY)}) {
+      if (std::isinf(x)) continue;
+      INFO("x = " << x);
+      REQUIRE(BFloat16(x).x == reference_bf16(x));
+      REQUIRE(BFloat16(-x).x == reference_bf16(-x));
+      ++checked;
+    }
+  }
+  CHECK(checked == 3 * 0x7f80);
+  CHECK(BFloat16(std::numeric_limits<float>::max()).x == 0x7f80);  // past max + ulp/2: inf
+  CHECK(BFloat16(-std::numeric_limits<float>::max()).x == 0xff80);
+  CHECK(BFloat16(std::numeric_limits<float>::denorm_min()).x == 0x0000);  // tiny: rounds to 0
+  CHECK(BFloat16(-0.f).x == 0x8000);
+}
+
+TEST_CASE("test_dtype: tensor conversions of every half and bfloat16 pattern") {
+  // The tensor copy path (to(), possibly vectorised) must agree with the scalar conversion
+  // bit for bit both ways, for all 65536 patterns of each type, both directions.
+  auto float_bits_of = [](const Tensor& f) {
+    std::vector<uint32_t> out(static_cast<size_t>(f.numel()));
+    std::memcpy(out.data(), f.data_ptr<float>(), out.size() * 4);
+    return out;
+  };
+  Tensor h = all_patterns<Half>(kHalf), b = all_patterns<BFloat16>(kBFloat16);
+  std::vector<uint32_t> hf = float_bits_of(h.to(kFloat)), bf = float_bits_of(b.to(kFloat));
+  Tensor h2 = h.to(kFloat).to(kHalf), b2 = b.to(kFloat).to(kBFloat16);
+  Tensor hd = h.to(kDouble), bd = b.to(kDouble);
+  for (uint32_t i = 0; i < 65536; ++i) {
+    INFO("bits " << i);
+    const float fh = Half::from_bits(static_cast<uint16_t>(i)), fb = BFloat16::from_bits(static_cast<uint16_t>(i));
+    REQUIRE(hf[i] == bits_of(fh));
+    REQUIRE(bf[i] == i << 16);
+    const double dh = hd.data_ptr<double>()[i], db = bd.data_ptr<double>()[i];
+    if (std::isnan(fh)) {
+      REQUIRE(std::isnan(static_cast<float>(h2.data_ptr<Half>()[i])));
+      REQUIRE(std::isnan(dh));
+    } else {
+      REQUIRE(h2.data_ptr<Half>()[i].x == i);
+      REQUIRE(dh == static_cast<double>(fh));
+    }
+    if (std::isnan(fb)) {
+      REQUIRE(std::isnan(static_cast<float>(b2.data_ptr<BFloat16>()[i])));
+      REQUIRE(std::isnan(db));
+    } else {
+      REQUIRE(b2.data_ptr<BFloat16>()[i].x == i);
+      REQUIRE(db == static_cast<double>(fb));
+    }
+  }
+  // Narrowing ties through the tensor path: every bfloat16 midpoint (and half midpoint) in
+  // one float tensor, to(kBFloat16) / to(kHalf) against the references.
+  std::vector<float> ties;
+  for (uint32_t i = 0; i < 0x7f7f; ++i)
+    ties.push_back(static_cast<float>((static_cast<double>(BFloat16::from_bits(static_cast<uint16_t>(i))) +
+                                       static_cast<double>(BFloat16::from_bits(static_cast<uint16_t>(i + 1)))) /
+                                      2));
+  Tensor t = empty({static_cast<int64_t>(ties.size())}, kFloat);
+  std::memcpy(t.data_ptr<float>(), ties.data(), ties.size() * 4);
+  Tensor tb = t.to(kBFloat16), tn = (-t).to(kBFloat16), th = t.to(kHalf);
+  for (size_t i = 0; i < ties.size(); ++i) {
+    INFO("tie " << ties[i]);
+    REQUIRE(tb.data_ptr<BFloat16>()[i].x == reference_bf16(ties[i]));
+    REQUIRE(tn.data_ptr<BFloat16>()[i].x == reference_bf16(-ties[i]));
+    REQUIRE(th.data_ptr<Half>()[i].x == reference_half(ties[i]));
+  }
+  // Double -> low precision goes through float as PyTorch does (a double just above a
+  // bfloat16 tie rounds to float first, landing on the tie, then to even).
+  Tensor d = full({1}, 1.00390625 + 1e-12, kDouble);
+  CHECK(d.to(kBFloat16).data_ptr<BFloat16>()[0].x == 0x3f80);
+}
+
 TEST_CASE("test_dtype: bfloat16 rounding") {
   // torch.tensor([x]).to(torch.bfloat16).view(torch.int16) for each x.
   CHECK(BFloat16(1.0f).x == 0x3f80);
@@ -112,13 +243,6 @@ TEST_CASE("test_dtype: bfloat16 rounding") {
   CHECK(BFloat16(INFINITY).x == 0x7f80);
   CHECK(BFloat16(-INFINITY).x == 0xff80);
   CHECK(std::isnan(static_cast<float>(BFloat16(std::numeric_limits<float>::quiet_NaN()))));
-  // Widening is exact: the 16 bits are the top of a float.
-  for (uint32_t b = 0; b < 65536; b += 7) {
-    BFloat16 v = BFloat16::from_bits(static_cast<uint16_t>(b));
-    float f = v;
-    REQUIRE(bits_of(f) == b << 16);
-    if (!std::isnan(f)) REQUIRE(BFloat16(f).x == b);
-  }
   CHECK(static_cast<float>(std::numeric_limits<BFloat16>::max()) == 3.3895313892515355e38f);
   CHECK(static_cast<float>(std::numeric_limits<Half>::max()) == 65504.f);
   CHECK(static_cast<float>(std::numeric_limits<Half>::epsilon()) == 0.0009765625f);

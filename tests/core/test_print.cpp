@@ -151,6 +151,43 @@ TEST_CASE("test_print: matches PyTorch's str()") {
   });
 }
 
+TEST_CASE("test_print: float16 and bfloat16 match PyTorch 2.9.1's str()") {
+  // The values print as their float value; the dtype suffix names the storage type.
+  // Python twins: torch.tensor([...], dtype=torch.float16) etc.; str(t) printed by PyTorch.
+  check_prints({
+      {"tensor({kNaN, kInf, -kInf, 1.5}, kFloat16)", tensor({kNaN, kInf, -kInf, 1.5}, kFloat16),
+       "tensor([   nan,    inf,   -inf, 1.5000], dtype=torch.float16)"},
+      {"tensor({kNaN, -kInf, 2.25}, kBFloat16)", tensor({kNaN, -kInf, 2.25}, kBFloat16),
+       "tensor([   nan,   -inf, 2.2500], dtype=torch.bfloat16)"},
+      {"tensor({6e-8, 1.}, kFloat16)", tensor({6e-8, 1.}, kFloat16),
+       "tensor([5.9605e-08, 1.0000e+00], dtype=torch.float16)"},
+      {"tensor({1e-3, 1000.}, kFloat16)", tensor({1e-3, 1000.}, kFloat16),
+       "tensor([1.0004e-03, 1.0000e+03], dtype=torch.float16)"},
+      {"tensor({3e38, -1e-38, 1.}, kBFloat16)", tensor({3e38, -1e-38, 1.}, kBFloat16),
+       "tensor([ 3.0041e+38, -1.0010e-38,  1.0000e+00], dtype=torch.bfloat16)"},
+      {"tensor({1., 2., 3.}, kFloat16)", tensor({1., 2., 3.}, kFloat16),
+       "tensor([1., 2., 3.], dtype=torch.float16)"},
+      {"tensor({1., 257.}, kBFloat16)", tensor({1., 257.}, kBFloat16),
+       "tensor([  1., 256.], dtype=torch.bfloat16)"},
+      {"(arange(6.) / 3).view({2, 3}).to(kBFloat16)", (arange(6.) / 3).view({2, 3}).to(kBFloat16),
+       "tensor([[0.0000, 0.3340, 0.6680],\n        [1.0000, 1.3359, 1.6641]], dtype=torch.bfloat16)"},
+      {"(arange(6.) / 7).view({3, 2}).to(kFloat16)", (arange(6.) / 7).view({3, 2}).to(kFloat16),
+       "tensor([[0.0000, 0.1428],\n        [0.2856, 0.4285],\n        [0.5713, 0.7144]], dtype=torch.float16)"},
+      {"tensor(0.1, kFloat16)", tensor(0.1, kFloat16),
+       "tensor(0.1000, dtype=torch.float16)"},
+      {"tensor(-0.1, kBFloat16)", tensor(-0.1, kBFloat16),
+       "tensor(-0.1001, dtype=torch.bfloat16)"},
+      {"ones({2}, kBFloat16).requires_grad_()", ones({2}, kBFloat16).requires_grad_(),
+       "tensor([1., 1.], dtype=torch.bfloat16, requires_grad=True)"},
+      {"zeros({0}, kFloat16)", zeros({0}, kFloat16),
+       "tensor([], dtype=torch.float16)"},
+      {"(arange(2000.) / 3).to(kFloat16)", (arange(2000.) / 3).to(kFloat16),
+       "tensor([0.0000e+00, 3.3325e-01, 6.6650e-01,  ..., 6.6550e+02, 6.6600e+02,\n        6.6650e+02], dtype=torch.float16)"},
+      {"tensor({65504., -65504.}, kFloat16)", tensor({65504., -65504.}, kFloat16),
+       "tensor([ 65504., -65504.], dtype=torch.float16)"},
+  });
+}
+
 TEST_CASE("test_print: suffixes wrap at 80 columns") {
   // torch: str((torch.arange(6.) + 1000.5).requires_grad_()) and the same in float64.
   Tensor a = (arange(6.) + 1000.5).requires_grad_();

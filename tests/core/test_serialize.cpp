@@ -120,6 +120,28 @@ TEST_CASE("test_serialize: every dtype and layout round-trips bit-exactly in mem
   CHECK(tmp.others("all.safetensors").empty());  // no temporary file left behind
 }
 
+TEST_CASE("test_serialize: every float16 and bfloat16 bit pattern round-trips as F16 / BF16") {
+  // All 65536 patterns of each (NaN payloads, both infinities, subnormals, -0) are stored as
+  // raw bytes and come back bit for bit, with the header's dtype names PyTorch writes.
+  Tensor h = empty({65536}, kHalf), b = empty({256, 256}, kBFloat16);
+  for (uint32_t i = 0; i < 65536; ++i) {
+    h.data_ptr<Half>()[i] = Half::from_bits(static_cast<uint16_t>(i));
+    b.data_ptr<BFloat16>()[i] = BFloat16::from_bits(static_cast<uint16_t>(i));
+  }
+  Dict d;
+  d.insert("h", h);
+  d.insert("b", b);
+  d.insert("b_t", b.t());  // non-contiguous: stored row-major
+  std::vector<uint8_t> bytes = serialize_safetensors(d);
+  const std::string text(bytes.begin(), bytes.end());
+  CHECK(text.find("\"h\":{\"dtype\":\"F16\"") != std::string::npos);
+  CHECK(text.find("\"b\":{\"dtype\":\"BF16\"") != std::string::npos);
+  Dict back = deserialize_safetensors(bytes);
+  check_same(back["h"], h);
+  check_same(back["b"], b);
+  check_same(back["b_t"], b.t().contiguous());
+}
+
 TEST_CASE("test_serialize: loaded tensors own their memory and carry no autograd state") {
   Tensor w = rand_leaf({2, 2});
   Dict d;
