@@ -93,6 +93,14 @@ struct LerpScalarFn {
   __device__ M operator()(M a, M b) const { return lerp_value(a, b, w); }
 };
 
+/// a * s or a / s with s in opmath; the second operand is a itself and unused.
+template <class M>
+struct ScalarMulDivFn {
+  M s;
+  bool divide;
+  __device__ M operator()(M a, M) const { return divide ? a / s : a * s; }
+};
+
 // ---- per-op dispatch --------------------------------------------------------------------------
 
 void add_sub(bool add, const Tensor& a, const Tensor& b, const Tensor& out, const Scalar& alpha) {
@@ -142,6 +150,13 @@ void lerp_scalar(const Tensor& a, const Tensor& b, const Tensor& out, const Scal
   });
 }
 
+void scalar_mul_div(bool divide, const Tensor& a, const Tensor& out, const Scalar& s) {
+  visit_types<kFloats>(out.dtype(), divide ? "div_true_cuda" : "mul_cuda", [&]<typename T>() {
+    using M = opmath_t<T>;
+    map2<T>(a, a, out, ScalarMulDivFn<M>{static_cast<M>(s.toDouble()), divide});
+  });
+}
+
 }  // namespace
 
 void binary(BinaryFn fn, const Tensor& a, const Tensor& b, const Tensor& out, const Scalar& alpha) {
@@ -174,6 +189,9 @@ void binary(BinaryFn fn, const Tensor& a, const Tensor& b, const Tensor& out, co
       return bitwise(fn, a, b, out);
     case BinaryFn::kLerp:
       return lerp_scalar(a, b, out, alpha);
+    case BinaryFn::kMulScalar:
+    case BinaryFn::kDivScalar:
+      return scalar_mul_div(fn == BinaryFn::kDivScalar, a, out, alpha);
   }
 }
 

@@ -34,6 +34,10 @@ enum class BinaryFn {
   kBitwiseOr,
   kBitwiseXor,
   kLerp,  // lerp(a, b, alpha): a scalar weight
+  // a * alpha and a / alpha with the scalar kept in opmath (float for float16/bfloat16, as
+  // PyTorch's mul/div by a Python number): b is not read (pass a again).
+  kMulScalar,
+  kDivScalar,
 };
 
 /// Integer division by zero (kDivTrunc, kDivFloor, kRemainder, kFmod): the CPU raises

@@ -131,6 +131,38 @@ struct Div final : Op {
   }
 };
 
+// mul and div of a float16/bfloat16 tensor by a Scalar: PyTorch keeps the scalar in opmath
+// (float) instead of rounding it to the tensor's dtype first, so x * 0.7 and x / 0.7 round
+// once (ATen's mul and true-division kernels take a reduced-float operand's scalar that way;
+// add and sub round the scalar to the dtype, and so does ember, through Add/Sub). Other
+// dtypes go through Mul/Div with the scalar wrapped in the result's dtype, which is the same
+// arithmetic for them.
+struct ScalarMulDiv final : Op {
+  Scalar s;
+  bool divide;
+  ScalarMulDiv(Scalar scalar, bool div) : s(scalar), divide(div) {}
+  const char* name() const override { return divide ? "div" : "mul"; }
+  bool elementwise() const override { return true; }
+  void cpu(const TensorList& in, TensorList& out) const override {
+    visit_float_dtype(out[0].dtype(), divide ? "div_true_cpu" : "mul_cpu", [&]<typename T>() {
+      using M = opmath_t<T>;
+      const M m = static_cast<M>(s.toDouble());
+      if (divide)
+        cpu::unary_kernel<T, T>(in[0], out[0], [m](T a) { return static_cast<T>(static_cast<M>(a) / m); });
+      else
+        cpu::unary_kernel<T, T>(in[0], out[0], [m](T a) { return static_cast<T>(static_cast<M>(a) * m); });
+    });
+  }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::binary(divide ? cuda::BinaryFn::kDivScalar : cuda::BinaryFn::kMulScalar, in[0], in[0], out[0], s);
+  }
+  TensorList backward(const SavedTensors&, const TensorList& g) const override {
+    return {divide ? g[0].div(s) : g[0].mul(s)};
+  }
+};
+
+bool is_reduced_float(ScalarType t) { return t == kHalf || t == kBFloat16; }
+
 /// True division computes in floating point even for integer inputs.
 Prepared prepare_div(const Tensor& a, const Tensor& b) {
   ScalarType t = promote_to_float(result_type(a, b));
@@ -479,6 +511,8 @@ Tensor mul(const Tensor& a, const Tensor& b) {
   return run_op(Mul{}, {p.a, p.b}, p.out);
 }
 Tensor mul(const Tensor& a, const Scalar& b) {
+  if (ScalarType t = result_type(a, b); is_reduced_float(t))
+    return run_op(ScalarMulDiv{b, false}, {a.to(t)}, OutSpec{DimVector(a.sizes()), t});
   auto p = prepare(a, b);
   return run_op(Mul{}, {p.a, p.b}, p.out);
 }
@@ -488,6 +522,7 @@ Tensor div(const Tensor& a, const Tensor& b) {
 }
 Tensor div(const Tensor& a, const Scalar& b) {
   ScalarType t = promote_to_float(result_type(a, b));
+  if (is_reduced_float(t)) return run_op(ScalarMulDiv{b, true}, {a.to(t)}, OutSpec{DimVector(a.sizes()), t});
   return div(a, wrap_scalar(b, t, a.device()));
 }
 Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode) {
@@ -591,6 +626,10 @@ Tensor& Tensor::mul_(const Tensor& o) {
   return run_inplace_op(Mul{}, *this, {*this, inplace_operand(*this, o)});
 }
 Tensor& Tensor::mul_(const Scalar& o) {
+  if (is_reduced_float(dtype())) {
+    check_can_cast(result_type(*this, o), dtype());
+    return run_inplace_op(ScalarMulDiv{o, false}, *this, {*this});
+  }
   return run_inplace_op(Mul{}, *this, {*this, inplace_operand(*this, o)});
 }
 Tensor Tensor::div(const Tensor& o) const { return ember::div(*this, o); }
@@ -607,6 +646,7 @@ Tensor& Tensor::div_(const Tensor& o) {
 }
 Tensor& Tensor::div_(const Scalar& o) {
   check_can_cast(promote_to_float(result_type(*this, o)), dtype());
+  if (is_reduced_float(dtype())) return run_inplace_op(ScalarMulDiv{o, true}, *this, {*this});
   return run_inplace_op(Div{}, *this, {*this, inplace_operand(*this, o)});
 }
 Tensor& Tensor::div_(const Tensor& o, std::optional<std::string_view> m) {

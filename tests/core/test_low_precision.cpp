@@ -700,3 +700,39 @@ TEST_CASE("low precision: creation and random ops honour the dtype") {
     CHECK(randn_like(e).dtype() == t);
   }
 }
+
+TEST_CASE("low precision: mul and div by a Scalar keep the scalar in float, as PyTorch's") {
+  // PyTorch 2.9.1: for x = linspace(-3, 3, 2001) in float16/bfloat16 and s = 0.7123456789,
+  // x * s and x / s equal (x.float() * s).to(dtype) (one rounding) and differ from x times
+  // the scalar rounded to the dtype first; x + s rounds the scalar first (checked there too).
+  const double s = 0.7123456789;
+  for (ScalarType t : kLowTypes) {
+    CAPTURE(scalar_type_name(t));
+    Tensor x = linspace(-3, 3, 2001).to(t);
+    Tensor xf = x.to(kFloat);
+    Tensor s_rounded = full({}, s, TensorOptions().dtype(t));
+    CHECK(equal(x * s, (xf * s).to(t)));
+    CHECK(equal(s * x, (xf * s).to(t)));
+    CHECK(equal(x / s, (xf / s).to(t)));
+    CHECK_FALSE(equal(x * s, x * s_rounded));  // the test can tell the two apart
+    CHECK_FALSE(equal(x / s, x / s_rounded));
+    CHECK(equal(x + s, x + s_rounded));
+    Tensor y = x.clone();
+    y.mul_(s);
+    CHECK(equal(y, (xf * s).to(t)));
+    y = x.clone();
+    y.div_(s);
+    CHECK(equal(y, (xf / s).to(t)));
+    CHECK((x * s).dtype() == t);
+    CHECK((x / 2).dtype() == t);
+    // Gradients: d(x * s)/dx = s and d(x / s)/dx = 1 / s, in the dtype, through the same rule.
+    Tensor leaf = x.detach().requires_grad_(true);
+    (leaf * s).sum().backward();
+    CHECK(equal(leaf.grad(), (ones_like(xf) * s).to(t)));
+    leaf.mutable_grad() = Tensor();
+    (leaf / s).sum().backward();
+    CHECK(equal(leaf.grad(), (ones_like(xf) / s).to(t)));
+  }
+  // Integer tensors times a float scalar promote to float32 as before.
+  CHECK((arange(4) * 0.5).dtype() == kFloat);
+}
