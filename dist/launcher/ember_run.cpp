@@ -206,6 +206,14 @@ void pump(Stream& s, bool drain) {
   _exit(127);
 }
 
+void close_streams(Worker& w) {
+  for (Stream* s : {&w.out, &w.err})
+    if (s->fd >= 0) {
+      close(s->fd);
+      s->fd = -1;
+    }
+}
+
 bool open_stream(Stream& s, int fds[2]) {
   if (pipe2(fds, O_CLOEXEC) != 0) return false;
   s.fd = fds[0];
@@ -235,6 +243,8 @@ std::vector<Worker> spawn_group(const LaunchConfig& c, int restart_count) {
     int out_fds[2], err_fds[2];
     if (!open_stream(w.out, out_fds) || !open_stream(w.err, err_fds)) {
       say(std::string("pipe2: ") + std::strerror(errno));
+      if (w.out.fd >= 0) close(out_fds[1]);
+      close_streams(w);
       w.status = 1 << 8;
       w.end_time = time(nullptr);
       continue;
@@ -403,14 +413,6 @@ class GroupRunner {
   void signal_all(int sig) {
     for (Worker& w : workers_)
       if (w.pid > 0) killpg(w.pid, sig);
-  }
-
-  static void close_streams(Worker& w) {
-    for (Stream* s : {&w.out, &w.err})
-      if (s->fd >= 0) {
-        close(s->fd);
-        s->fd = -1;
-      }
   }
 
   const LaunchConfig& c_;

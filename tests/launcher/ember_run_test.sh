@@ -19,6 +19,23 @@ launch() {
 # Waits (at most 5 s) until file $1 exists.
 wait_for() { for _ in $(seq 100); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
 # Process $1 no longer runs (gone, or a zombie an init that does not reap keeps).
+# Starts the launcher in the background (pid in $launcher), with a watchdog that SIGKILLs it
+# after 15 s. Not under `timeout`: it would pass our signals on to its whole process group,
+# so the launcher would see each one twice.
+start_bg() {
+  "$run" "$@" > "$tmp/out" 2> "$tmp/err" &
+  launcher=$!
+  (sleep 15; kill -KILL $launcher 2> /dev/null) > /dev/null 2>&1 &
+  watchdog=$!
+}
+# Waits for the background launcher; its exit status in $rc, the time since $start in $elapsed_ms.
+finish_bg() {
+  wait $launcher
+  rc=$?
+  elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+  kill $watchdog 2> /dev/null
+  wait $watchdog 2> /dev/null
+}
 gone() { ! kill -0 "$1" 2> /dev/null || [ "$(awk '{print $3}' "/proc/$1/stat" 2> /dev/null)" = Z ]; }
 
 cat > "$tmp/env.sh" <<'W'
@@ -135,12 +152,11 @@ wait
 W
 chmod +x "$tmp/term.sh"
 mkdir "$tmp/t"
-timeout -s KILL 15 "$run" --nproc-per-node 2 --stop-timeout 5 "$tmp/term.sh" "$tmp/t" > "$tmp/out" 2> "$tmp/err" &
-launcher=$!
+start_bg --nproc-per-node 2 --stop-timeout 5 "$tmp/term.sh" "$tmp/t"
 wait_for "$tmp/t/pid.0" && wait_for "$tmp/t/pid.1" || fail "SIGTERM: workers did not start"
+start=$(date +%s%N)
 kill -TERM $launcher
-wait $launcher
-rc=$?
+finish_bg
 [ $rc -eq 143 ] || fail "SIGTERM: launcher exited $rc, not 143"
 for r in 0 1; do
   [ -e "$tmp/t/term.$r" ] || fail "SIGTERM did not reach worker $r"
@@ -149,17 +165,27 @@ done
 
 # A worker that ignores SIGTERM is killed after --stop-timeout.
 mkdir "$tmp/k"
-timeout -s KILL 15 "$run" --nproc-per-node 2 --stop-timeout 0.5 sh -c 'trap "" TERM; echo $$ > "$0/pid.$LOCAL_RANK"; exec sleep 30' "$tmp/k" > "$tmp/out" 2> "$tmp/err" &
-launcher=$!
+start_bg --nproc-per-node 2 --stop-timeout 0.5 sh -c 'trap "" TERM; echo $$ > "$0/pid.$LOCAL_RANK"; exec sleep 30' "$tmp/k"
 wait_for "$tmp/k/pid.0" && wait_for "$tmp/k/pid.1" || fail "stop timeout: workers did not start"
 start=$(date +%s%N)
 kill -TERM $launcher
-wait $launcher
-rc=$?
-elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+finish_bg
 [ $rc -eq 143 ] || fail "stop timeout: launcher exited $rc, not 143"
-[ $elapsed_ms -lt 3000 ] || fail "stop timeout: took ${elapsed_ms} ms"
+[ $elapsed_ms -ge 450 ] && [ $elapsed_ms -lt 3000 ] || fail "stop timeout: took ${elapsed_ms} ms, not about 500"
 for r in 0 1; do gone "$(cat "$tmp/k/pid.$r")" || fail "stop timeout: worker $r still runs"; done
+
+# A second signal kills at once, without waiting for --stop-timeout.
+mkdir "$tmp/i"
+start_bg --nproc-per-node 2 --stop-timeout 20 sh -c 'trap "" INT TERM; echo $$ > "$0/pid.$LOCAL_RANK"; exec sleep 30' "$tmp/i"
+wait_for "$tmp/i/pid.0" && wait_for "$tmp/i/pid.1" || fail "second signal: workers did not start"
+start=$(date +%s%N)
+kill -INT $launcher
+sleep 0.2
+kill -INT $launcher
+finish_bg
+[ $rc -eq 130 ] || fail "second signal: launcher exited $rc, not 130"
+[ $elapsed_ms -lt 3000 ] || fail "second signal: took ${elapsed_ms} ms"
+for r in 0 1; do gone "$(cat "$tmp/i/pid.$r")" || fail "second signal: worker $r still runs"; done
 
 # ---- --max-restarts ------------------------------------------------------------------------------
 # Rank 1 fails on the first attempt only; the whole group runs again and succeeds.
