@@ -327,7 +327,7 @@ class GroupRunner {
           fds.push_back({s->fd, POLLIN, 0});
           streams.push_back(s);
         }
-    auto wait = std::chrono::duration<double>(c_.monitor_interval);
+    auto wait = std::chrono::duration<double>(std::min(c_.monitor_interval, 3600.0));  // fits poll's int ms
     if (stopping_ && !killed_) wait = std::min<std::chrono::duration<double>>(wait, deadline_ - Clock::now());
     int timeout_ms = std::max(0, static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(wait).count()) + 1);
     int n = poll(fds.data(), fds.size(), timeout_ms);
