@@ -25,7 +25,13 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 test_accuracy() { sed -n 's/^test accuracy \([0-9.]*\)%.*/\1/p' "$1"; }
 # Whether a safetensors file's JSON header (after its 8-byte length) holds a string.
-header_has() { head -c 65536 "$1" | LC_ALL=C grep -a -q -F "$2"; }
+# Not `head | grep -q`: grep -q stops at the first match, head then dies of SIGPIPE, and
+# pipefail turns that into a failure whenever the header is longer than one pipe write.
+header_has() {
+  local LC_ALL=C header
+  header=$(head -c 65536 "$1" | LC_ALL=C tr -d '\0')
+  [[ $header == *"$2"* ]]
+}
 
 # ---- 1. bfloat16 autocast against float32 ----------------------------------------------------
 cnn=(--data-dir "$data" --epochs 1 --threads 2 --workers 1 --seed 0)
