@@ -611,15 +611,23 @@ void TCPStore::wait_for_workers(int world_size) {
 // now raises "Socket Timeout" (kNoTimeout: waits as long as the connection lives).
 TCPStore::Reply TCPStore::request(const std::vector<uint8_t>& frame, milliseconds deadline_after) {
   std::lock_guard<std::mutex> lock(mutex_);
+  EMBER_CHECK(fd_ >= 0, "TCPStore: the connection to the server was lost by an earlier error");
   std::optional<Clock::time_point> deadline;
   if (deadline_after != kNoTimeout) deadline = Clock::now() + deadline_after;
-  send_all(fd_, frame);
-  uint8_t len_bytes[4];
-  recv_all(fd_, len_bytes, 4, deadline);
-  Reply rep;
-  rep.payload.resize(frame_length(len_bytes));
-  recv_all(fd_, rep.payload.data(), rep.payload.size(), deadline);
-  return rep;
+  try {
+    send_all(fd_, frame);
+    uint8_t len_bytes[4];
+    recv_all(fd_, len_bytes, 4, deadline);
+    Reply rep;
+    rep.payload.resize(frame_length(len_bytes));
+    recv_all(fd_, rep.payload.data(), rep.payload.size(), deadline);
+    return rep;
+  } catch (const Error&) {
+    // A reply may still be on its way: the stream is out of step, so it is not used again.
+    ::close(fd_);
+    fd_ = -1;
+    throw;
+  }
 }
 
 void TCPStore::set(const std::string& key, const std::vector<uint8_t>& value) {

@@ -275,6 +275,7 @@ TEST_CASE("TCPStore: wait_for_workers rendezvous of world_size processes") {
 TEST_CASE("TCPStore: clients get an error, not a hang, when the master goes away") {
   auto master = std::make_unique<TCPStore>(kHost, 0, -1, true, 10s);
   TCPStore client(kHost, master->port(), -1, false, 10s);
+  TCPStore bystander(kHost, master->port(), -1, false, 10s);
   client.set("k", "v");
   std::string msg;
   double took = 0;
@@ -290,8 +291,10 @@ TEST_CASE("TCPStore: clients get an error, not a hang, when the master goes away
   CHECK(took < 3.0);
   // Every later request fails too, promptly.
   auto t0 = Clock::now();
-  CHECK(!error_of([&] { client.get("k"); }).empty());
+  CHECK(error_of([&] { client.get("k"); }) == "TCPStore: the connection to the server was lost by an earlier error");
   CHECK(seconds_since(t0) < 3.0);
+  // A client that had not noticed yet fails on its next request.
+  CHECK(!error_of([&] { bystander.set("k", "w"); }).empty());
 }
 
 TEST_CASE("TCPStore: connecting to a port nobody listens on raises after the timeout") {
@@ -305,6 +308,24 @@ TEST_CASE("TCPStore: connecting to a port nobody listens on raises after the tim
   CHECK(took < 1.5);
   CHECK(error_of([] { TCPStore c(kHost, 0, -1, false, 100ms); }) ==
         "TCPStore: a client needs the server's port (0 is only for the master)");
+}
+
+TEST_CASE("TCPStore: a server that never answers: Socket Timeout, not a hang") {
+  // A bare listening socket: the kernel completes the connection, nobody replies.
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  REQUIRE(::listen(fd, 4) == 0);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  TCPStore c(kHost, ntohs(a.sin_port), -1, false, 200ms);
+  auto t0 = Clock::now();
+  CHECK(error_of([&] { c.set("k", "v"); }) == "Socket Timeout");
+  CHECK(seconds_since(t0) >= 0.2);
+  CHECK(seconds_since(t0) < 1.0);
+  ::close(fd);
 }
 
 TEST_CASE("TCPStore: a forked process as a client") {
