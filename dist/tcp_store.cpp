@@ -82,6 +82,8 @@ class Writer {
   Writer& bytes(const std::string& s) { return bytes(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
   // The payload with its 4-byte length in front.
   std::vector<uint8_t> frame() const {
+    EMBER_CHECK(buf_.size() <= UINT32_MAX, "TCPStore: a message of ", buf_.size(),
+                " bytes is over the protocol's limit of 4 GiB");
     auto n = static_cast<uint32_t>(buf_.size());
     std::vector<uint8_t> out(4 + buf_.size());
     for (int i = 0; i < 4; ++i) out[i] = static_cast<uint8_t>(n >> (8 * i));
