@@ -56,7 +56,8 @@ class FileStore::Locked {
     if (rc != 0) {
       int err = errno;
       ::close(fd_);
-      ::ember::detail::throw_error(::ember::detail::str_cat("FileStore: flock ", path, ": ", std::strerror(err)));
+      ::ember::detail::throw_error(
+          ::ember::detail::str_cat("FileStore: flock ", path, ": ", std::strerror(err)));
     }
   }
   ~Locked() {
@@ -107,7 +108,8 @@ void FileStore::refresh(int fd) {
   while (got < buf.size()) {
     ssize_t n = ::pread(fd, buf.data() + got, buf.size() - got, pos_ + static_cast<off_t>(got));
     if (n < 0 && errno == EINTR) continue;
-    EMBER_CHECK(n > 0, "FileStore: read ", path_, ": ", n < 0 ? std::strerror(errno) : "unexpected end of file");
+    EMBER_CHECK(n > 0, "FileStore: read ", path_, ": ",
+                n < 0 ? std::strerror(errno) : "unexpected end of file");
     got += static_cast<size_t>(n);
   }
   size_t i = 0;
@@ -245,7 +247,8 @@ int64_t FileStore::num_keys() {
 void FileStore::wait(const std::vector<std::string>& keys, milliseconds timeout) {
   auto start = Clock::now();
   while (!check_now(keys)) {
-    if (timeout != kNoTimeout && Clock::now() - start >= timeout) ::ember::detail::throw_error("Wait timeout");
+    if (timeout != kNoTimeout && Clock::now() - start >= timeout)
+      ::ember::detail::throw_error("Wait timeout");
     std::this_thread::sleep_for(kPollInterval);
   }
 }

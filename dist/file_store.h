@@ -5,9 +5,9 @@
 
 #include "ember/dist/store.h"
 
+#include <sys/types.h>
 #include <mutex>
 #include <string>
-#include <sys/types.h>
 #include <unordered_map>
 #include <vector>
 

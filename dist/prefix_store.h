@@ -20,7 +20,9 @@ class PrefixStore : public Store {
   using Store::set;
   using Store::wait;
 
-  void set(const std::string& key, const std::vector<uint8_t>& value) override { store_->set(join(key), value); }
+  void set(const std::string& key, const std::vector<uint8_t>& value) override {
+    store_->set(join(key), value);
+  }
   std::vector<uint8_t> get(const std::string& key) override { return store_->get(join(key)); }
   int64_t add(const std::string& key, int64_t value) override { return store_->add(join(key), value); }
   std::vector<uint8_t> compare_set(const std::string& key, const std::vector<uint8_t>& expected,

@@ -210,8 +210,10 @@ class TCPStoreServer {
     a.sin_addr.s_addr = htonl(INADDR_ANY);
     a.sin_port = htons(static_cast<uint16_t>(port));
     if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, SOMAXCONN) != 0) {
-      auto msg = ::ember::detail::str_cat("The server socket has failed to listen on any local network address. "
-                                          "port: ", port, ", ", std::strerror(errno));
+      auto msg = ::ember::detail::str_cat(
+          "The server socket has failed to listen on any local network address. "
+          "port: ",
+          port, ", ", std::strerror(errno));
       ::close(fd);
       detail_throw(msg);
     }
@@ -486,8 +488,9 @@ int connect_with_retry(const std::string& host, int port, milliseconds timeout) 
     if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &list) == 0) {
       for (auto* ai = list; ai; ai = ai->ai_next) {
         // Without a timeout, one attempt may take as long as the kernel's own connect timeout.
-        auto left = timeout == Store::kNoTimeout ? milliseconds(std::chrono::minutes(2))
-                                                 : std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+        auto left = timeout == Store::kNoTimeout
+                        ? milliseconds(std::chrono::minutes(2))
+                        : std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
         int fd = try_connect(ai, std::max(left, milliseconds(1)));
         if (fd >= 0) {
           ::freeaddrinfo(list);
@@ -500,9 +503,9 @@ int connect_with_retry(const std::string& host, int port, milliseconds timeout) 
     if (timeout != Store::kNoTimeout) {
       auto left = std::chrono::ceil<milliseconds>(deadline - Clock::now());
       if (left <= milliseconds::zero()) {
-        ::ember::detail::throw_error(::ember::detail::str_cat("The client socket has timed out after ",
-                                                              timeout.count(), "ms while trying to connect to (",
-                                                              host, ", ", port, ")."));
+        ::ember::detail::throw_error(
+            ::ember::detail::str_cat("The client socket has timed out after ", timeout.count(),
+                                     "ms while trying to connect to (", host, ", ", port, ")."));
       }
       nap = std::min(nap, left);
     }
@@ -540,7 +543,8 @@ void recv_all(int fd, uint8_t* out, size_t n, std::optional<Clock::time_point> d
     if (r < 0 && errno == EINTR) continue;
     if (r == 0)
       ::ember::detail::throw_error(
-          "Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?");
+          "Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or "
+          "crash?");
     if (r < 0) ::ember::detail::throw_error(sys_error("TCPStore: failed to receive from the server"));
     got += static_cast<size_t>(r);
   }
@@ -601,8 +605,9 @@ void TCPStore::wait_for_workers(int world_size) {
     auto elapsed = Clock::now() - start;
     if (timeout_ != kNoTimeout && elapsed >= timeout_) {
       auto secs = std::chrono::ceil<std::chrono::seconds>(elapsed).count();
-      ::ember::detail::throw_error(::ember::detail::str_cat("Timed out after ", secs, " seconds waiting for clients. ",
-                                                            joined, "/", world_size, " clients joined."));
+      ::ember::detail::throw_error(::ember::detail::str_cat("Timed out after ", secs,
+                                                            " seconds waiting for clients. ", joined, "/",
+                                                            world_size, " clients joined."));
     }
     std::this_thread::sleep_for(milliseconds(10));
     joined = raw_add(0);
@@ -655,8 +660,8 @@ int64_t TCPStore::add(const std::string& key, int64_t value) {
 
 std::vector<uint8_t> TCPStore::compare_set(const std::string& key, const std::vector<uint8_t>& expected,
                                            const std::vector<uint8_t>& desired) {
-  auto rep =
-      request(Writer().u8(kCompareSet).bytes(kKeyPrefix + key).bytes(expected).bytes(desired).frame(), timeout_);
+  auto rep = request(Writer().u8(kCompareSet).bytes(kKeyPrefix + key).bytes(expected).bytes(desired).frame(),
+                     timeout_);
   auto r = rep.reader();
   EMBER_CHECK(r.u8() == kOk, "TCPStore: compare_set failed");
   return r.bytes();

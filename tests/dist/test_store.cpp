@@ -258,7 +258,7 @@ TEST_CASE("TCPStore: wait_for_workers rendezvous of world_size processes") {
   auto t0 = Clock::now();
   TCPStore master(kHost, port, 3, true, 5s);
   CHECK(seconds_since(t0) >= 0.14);  // returned only once the slower worker joined
-  CHECK(!master.check({"init/"}));  // user keys carry "/": not the store's own "init/"
+  CHECK(!master.check({"init/"}));   // user keys carry "/": not the store's own "init/"
   for (auto& t : workers) t.join();
   CHECK(ok == 2);
   master.wait({"rank1", "rank2"}, 2s);
@@ -287,11 +287,14 @@ TEST_CASE("TCPStore: clients get an error, not a hang, when the master goes away
   std::this_thread::sleep_for(100ms);
   master.reset();  // the server stops and closes every connection
   waiter.join();
-  CHECK(msg == "Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?");
+  CHECK(
+      msg ==
+      "Failed to recv, got 0 bytes. Connection was likely closed. Did the remote server shutdown or crash?");
   CHECK(took < 3.0);
   // Every later request fails too, promptly.
   auto t0 = Clock::now();
-  CHECK(error_of([&] { client.get("k"); }) == "TCPStore: the connection to the server was lost by an earlier error");
+  CHECK(error_of([&] { client.get("k"); }) ==
+        "TCPStore: the connection to the server was lost by an earlier error");
   CHECK(seconds_since(t0) < 3.0);
   // A client that had not noticed yet fails on its next request.
   CHECK(!error_of([&] { bystander.set("k", "w"); }).empty());
