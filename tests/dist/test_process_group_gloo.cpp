@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "ember/dist/distributed.h"
 #include "ember/dist/process_group_gloo.h"
 #include "ember/dist/tcp_store.h"
 
@@ -252,4 +253,40 @@ TEST_CASE("ProcessGroupGloo: one rank, results and bad input in c10d's words") {
 
   // A collective with nothing in flight still runs after the errors: the checks sent nothing.
   CHECK(pg->barrier()->wait(std::chrono::seconds(5)));
+}
+
+TEST_CASE("init_process_group: file:// rendezvous, the default group's API, and its errors") {
+  if (skip_without_gloo()) return;
+  CHECK_FALSE(is_initialized());
+  CHECK_THROWS_WITH_AS(get_rank(),
+                       "Default process group has not been initialized, please make sure to call init_process_group.",
+                       ember::Error);
+  CHECK_THROWS_WITH_AS(init_process_group("nccl", "env://"), "Distributed package doesn't have NCCL built in",
+                       ember::Error);
+  std::string path = "/tmp/ember_gloo_file_store_" + std::to_string(getpid());
+  std::remove(path.c_str());
+  CHECK_THROWS_WITH_AS(init_process_group("gloo", "file://" + path + "?rank=0"),
+                       "Error initializing torch.distributed using file:// rendezvous: world size parameter missing",
+                       ember::Error);
+  init_process_group("gloo", "file://" + path + "?rank=0&world_size=1", std::chrono::seconds(5));
+  CHECK(is_initialized());
+  CHECK(get_rank() == 0);
+  CHECK(get_world_size() == 1);
+  CHECK(get_backend() == "gloo");
+  CHECK_THROWS_WITH_AS(init_process_group("gloo", "file://" + path + "?rank=0&world_size=1"),
+                       "trying to initialize the default process group twice!", ember::Error);
+  Tensor t = ember::full({4}, 3.0);
+  CHECK_FALSE(all_reduce(t, ReduceOp::MAX));  // synchronous: no Work
+  auto work = all_reduce(t, ReduceOp::SUM, /*async_op=*/true);
+  REQUIRE(work);
+  CHECK(work->wait(std::chrono::seconds(5)));
+  CHECK(work->is_completed());
+  CHECK(ember::equal(t, ember::full({4}, 3.0)));
+  auto sub = new_group({0});
+  REQUIRE(sub);
+  CHECK(sub->size() == 1);
+  CHECK_FALSE(barrier(false, sub));
+  destroy_process_group();
+  CHECK_FALSE(is_initialized());
+  std::remove(path.c_str());
 }

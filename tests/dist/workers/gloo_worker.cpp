@@ -141,6 +141,24 @@ void test_layouts() {
   check(flags.to(ember::kDouble).sum().item<double>() == 2, "bool all_reduce SUM is any");
 }
 
+void test_tensor_lists() {
+  // Two tensors per rank: allreduce reduces over both tensors of every rank (c10d's gloo),
+  // and broadcast sends the root's rootTensor into every tensor of every rank.
+  auto pg = dist::get_default_group();
+  std::vector<Tensor> pair{input(g_rank, ember::kFloat, 5), input(g_rank, ember::kFloat, 5) * 10};
+  check(pg->allreduce(pair)->wait(), "allreduce(pair)->wait()");
+  Tensor sum = input(0, ember::kDouble, 5);
+  for (int r = 1; r < g_size; ++r) sum = sum + input(r, ember::kDouble, 5);
+  check(same_values(pair[0], sum * 11) && same_values(pair[1], sum * 11), "allreduce of a two-tensor list");
+  std::vector<Tensor> bpair{input(g_rank, ember::kFloat, 5), input(g_rank, ember::kFloat, 5) * 10};
+  dist::BroadcastOptions opts;
+  opts.rootRank = 1;
+  opts.rootTensor = 1;
+  check(pg->broadcast(bpair, opts)->wait(), "broadcast(bpair)->wait()");
+  Tensor expected = input(1, ember::kDouble, 5) * 10;
+  check(same_values(bpair[0], expected) && same_values(bpair[1], expected), "broadcast of a two-tensor list");
+}
+
 void test_new_group() {
   // Ranks {0, last}: the others get no group and skip it.
   auto g = dist::new_group({0, g_size - 1});
@@ -169,6 +187,7 @@ int run_collectives() {
   test_p2p();
   test_async();
   test_layouts();
+  test_tensor_lists();
   test_new_group();
   dist::barrier();
   dist::destroy_process_group();
