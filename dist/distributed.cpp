@@ -44,8 +44,8 @@ Registry& registry() {
 
 std::string env_or_error(const char* var) {
   const char* v = std::getenv(var);
-  EMBER_CHECK(v && *v, "Error initializing torch.distributed using env:// rendezvous: environment variable ", var,
-              " expected, but not set");
+  EMBER_CHECK(v && *v, "Error initializing torch.distributed using env:// rendezvous: environment variable ",
+              var, " expected, but not set");
   return v;
 }
 
@@ -56,8 +56,8 @@ int to_int(const std::string& s, const char* what) {
     if (used == s.size()) return v;
   } catch (const std::exception&) {
   }
-  EMBER_CHECK(false, "Error initializing torch.distributed: ", what, " is not an integer: '", s, "'");
-  __builtin_unreachable();
+  ::ember::detail::throw_error(::ember::detail::str_cat("Error initializing torch.distributed: ", what,
+                                                        " is not an integer: '", s, "'"));
 }
 
 // "a=1&b=2" -> the value of `key`, or "" when absent.
@@ -83,7 +83,8 @@ std::shared_ptr<Store> rendezvous(const std::string& url, int& rank, int& world_
   auto from_query = [&](const char* scheme_name, const char* key, const char* missing, int& out) {
     if (out >= 0) return;
     std::string v = query_value(query, key);
-    EMBER_CHECK(!v.empty(), "Error initializing torch.distributed using ", scheme_name, " rendezvous: ", missing);
+    EMBER_CHECK(!v.empty(), "Error initializing torch.distributed using ", scheme_name,
+                " rendezvous: ", missing);
     out = to_int(v, key);
   };
   if (scheme == "env") {
@@ -95,11 +96,12 @@ std::shared_ptr<Store> rendezvous(const std::string& url, int& rank, int& world_
   }
   if (scheme == "tcp") {
     size_t colon = rest.rfind(':');
-    EMBER_CHECK(colon != std::string::npos, "Error initializing torch.distributed using tcp:// rendezvous: port number missing");
+    EMBER_CHECK(colon != std::string::npos,
+                "Error initializing torch.distributed using tcp:// rendezvous: port number missing");
     from_query("tcp://", "rank", "rank parameter missing", rank);
     from_query("tcp://", "world_size", "world size parameter missing", world_size);
-    return std::make_shared<TCPStore>(rest.substr(0, colon), to_int(rest.substr(colon + 1), "port"), world_size,
-                                      rank == 0, timeout);
+    return std::make_shared<TCPStore>(rest.substr(0, colon), to_int(rest.substr(colon + 1), "port"),
+                                      world_size, rank == 0, timeout);
   }
   if (scheme == "file") {
     EMBER_CHECK(!rest.empty(), "Error initializing torch.distributed using file:// rendezvous: path missing");
@@ -109,8 +111,7 @@ std::shared_ptr<Store> rendezvous(const std::string& url, int& rank, int& world_
     store->set_timeout(timeout);
     return store;
   }
-  EMBER_CHECK(false, "No rendezvous handler for ", scheme, "://");
-  __builtin_unreachable();
+  ::ember::detail::throw_error(::ember::detail::str_cat("No rendezvous handler for ", scheme, "://"));
 }
 
 void check_backend(const std::string& backend) {
@@ -156,7 +157,8 @@ intrusive_ptr<Work> finish(intrusive_ptr<Work> work, bool async_op) {
 }  // namespace
 
 void init_process_group(const std::string& backend, const std::string& init_method,
-                        std::chrono::milliseconds timeout, int world_size, int rank, std::shared_ptr<Store> store) {
+                        std::chrono::milliseconds timeout, int world_size, int rank,
+                        std::shared_ptr<Store> store) {
   check_backend(backend);
   auto& r = registry();
   {
@@ -171,7 +173,8 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     store = rendezvous(init_method.empty() ? "env://" : init_method, rank, world_size, timeout);
   }
   // Groups rendezvous under their own prefix, as c10d's, so later groups reuse the store.
-  auto pg = make_group(backend, std::make_shared<PrefixStore>("default_pg/", store), rank, world_size, timeout);
+  auto pg =
+      make_group(backend, std::make_shared<PrefixStore>("default_pg/", store), rank, world_size, timeout);
   std::lock_guard<std::mutex> lock(r.mutex);
   r.world = pg;
   r.store = store;
@@ -220,7 +223,8 @@ ProcessGroupPtr get_default_group() { return resolve({}); }
 
 std::string get_backend(const ProcessGroupPtr& group) { return resolve(group)->getBackendName(); }
 
-ProcessGroupPtr new_group(std::vector<int> ranks, std::chrono::milliseconds timeout, const std::string& backend) {
+ProcessGroupPtr new_group(std::vector<int> ranks, std::chrono::milliseconds timeout,
+                          const std::string& backend) {
   auto& r = registry();
   std::shared_ptr<Store> store;
   int me = -1, world_size = -1, id = 0;
@@ -239,7 +243,8 @@ ProcessGroupPtr new_group(std::vector<int> ranks, std::chrono::milliseconds time
   }
   std::sort(ranks.begin(), ranks.end());
   for (size_t i = 0; i < ranks.size(); ++i) {
-    EMBER_CHECK(ranks[i] >= 0 && ranks[i] < world_size, "The new group's rank should be within the world_size set by "
+    EMBER_CHECK(ranks[i] >= 0 && ranks[i] < world_size,
+                "The new group's rank should be within the world_size set by "
                 "init_process_group");
     EMBER_CHECK(i == 0 || ranks[i] != ranks[i - 1], "new_group: rank ", ranks[i], " is listed twice");
   }
@@ -269,7 +274,8 @@ intrusive_ptr<Work> broadcast(Tensor& tensor, int src, bool async_op, const Proc
   return finish(pg->broadcast(tensors, opts), async_op);
 }
 
-intrusive_ptr<Work> reduce(Tensor& tensor, int dst, ReduceOp op, bool async_op, const ProcessGroupPtr& group) {
+intrusive_ptr<Work> reduce(Tensor& tensor, int dst, ReduceOp op, bool async_op,
+                           const ProcessGroupPtr& group) {
   auto pg = resolve(group);
   std::vector<Tensor> tensors{tensor};
   ReduceOptions opts;

@@ -47,7 +47,8 @@ ProcessGroupPtr new_group(std::vector<int> ranks = {},
 // `group` returns null without doing anything, as PyTorch does.
 intrusive_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op = ReduceOp::SUM, bool async_op = false,
                                const ProcessGroupPtr& group = {});
-intrusive_ptr<Work> broadcast(Tensor& tensor, int src, bool async_op = false, const ProcessGroupPtr& group = {});
+intrusive_ptr<Work> broadcast(Tensor& tensor, int src, bool async_op = false,
+                              const ProcessGroupPtr& group = {});
 intrusive_ptr<Work> reduce(Tensor& tensor, int dst, ReduceOp op = ReduceOp::SUM, bool async_op = false,
                            const ProcessGroupPtr& group = {});
 intrusive_ptr<Work> all_gather(std::vector<Tensor>& tensor_list, const Tensor& tensor, bool async_op = false,

@@ -19,21 +19,29 @@ bool ProcessGroupGloo::is_available() { return false; }
 
 ProcessGroupGloo::ProcessGroupGloo(const std::shared_ptr<Store>& store, int rank, int size, Options options)
     : ProcessGroup(rank, size), store_(store), options_(std::move(options)) {
-  EMBER_CHECK(false, kNoGloo);
+  ::ember::detail::throw_error(kNoGloo);
 }
 ProcessGroupGloo::~ProcessGroupGloo() = default;
 
 namespace {
-[[noreturn]] void unavailable() { EMBER_CHECK(false, kNoGloo); __builtin_unreachable(); }
+[[noreturn]] void unavailable() { ::ember::detail::throw_error(kNoGloo); }
 }  // namespace
 
-intrusive_ptr<Work> ProcessGroupGloo::allreduce(std::vector<Tensor>&, const AllreduceOptions&) { unavailable(); }
-intrusive_ptr<Work> ProcessGroupGloo::broadcast(std::vector<Tensor>&, const BroadcastOptions&) { unavailable(); }
+intrusive_ptr<Work> ProcessGroupGloo::allreduce(std::vector<Tensor>&, const AllreduceOptions&) {
+  unavailable();
+}
+intrusive_ptr<Work> ProcessGroupGloo::broadcast(std::vector<Tensor>&, const BroadcastOptions&) {
+  unavailable();
+}
 intrusive_ptr<Work> ProcessGroupGloo::reduce(std::vector<Tensor>&, const ReduceOptions&) { unavailable(); }
 intrusive_ptr<Work> ProcessGroupGloo::allgather(std::vector<std::vector<Tensor>>&, std::vector<Tensor>&,
-                                                const AllgatherOptions&) { unavailable(); }
+                                                const AllgatherOptions&) {
+  unavailable();
+}
 intrusive_ptr<Work> ProcessGroupGloo::reduce_scatter(std::vector<Tensor>&, std::vector<std::vector<Tensor>>&,
-                                                     const ReduceScatterOptions&) { unavailable(); }
+                                                     const ReduceScatterOptions&) {
+  unavailable();
+}
 intrusive_ptr<Work> ProcessGroupGloo::barrier(const BarrierOptions&) { unavailable(); }
 intrusive_ptr<Work> ProcessGroupGloo::send(std::vector<Tensor>&, int, int) { unavailable(); }
 intrusive_ptr<Work> ProcessGroupGloo::recv(std::vector<Tensor>&, int, int) { unavailable(); }

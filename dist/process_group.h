@@ -26,7 +26,7 @@ constexpr std::chrono::milliseconds kBackendDefaultTimeout = std::chrono::minute
 /// The reduction of allreduce/reduce/reduce_scatter (torch.distributed.ReduceOp).
 struct ReduceOp {
   enum RedOpType : uint8_t { SUM = 0, AVG = 1, PRODUCT = 2, MIN = 3, MAX = 4, BAND = 5, BOR = 6, BXOR = 7 };
-  ReduceOp(RedOpType op = SUM) : op_(op) {}  // NOLINT: implicit, as c10d's
+  ReduceOp(RedOpType op = SUM) : op_(op) {}   // NOLINT: implicit, as c10d's
   operator RedOpType() const { return op_; }  // NOLINT
   RedOpType op_;
 };
@@ -111,7 +111,8 @@ class ProcessGroup : public intrusive_target {
   virtual intrusive_ptr<Work> broadcast(std::vector<Tensor>& tensors,
                                         const BroadcastOptions& opts = BroadcastOptions()) = 0;
   /// The reduction lands in opts.rootRank's tensor only.
-  virtual intrusive_ptr<Work> reduce(std::vector<Tensor>& tensors, const ReduceOptions& opts = ReduceOptions()) = 0;
+  virtual intrusive_ptr<Work> reduce(std::vector<Tensor>& tensors,
+                                     const ReduceOptions& opts = ReduceOptions()) = 0;
   /// outputTensors[0][r] receives rank r's inputTensors[0].
   virtual intrusive_ptr<Work> allgather(std::vector<std::vector<Tensor>>& outputTensors,
                                         std::vector<Tensor>& inputTensors,

@@ -61,13 +61,48 @@ void reduce_elements(void* out, const void* a, const void* b, size_t n) {
   }
 }
 
-struct SumFn { template <class U> auto operator()(U a, U b) const { return a + b; } };
-struct ProdFn { template <class U> auto operator()(U a, U b) const { return a * b; } };
-struct MinFn { template <class U> U operator()(U a, U b) const { return std::min(a, b); } };
-struct MaxFn { template <class U> U operator()(U a, U b) const { return std::max(a, b); } };
-struct AndFn { template <class U> auto operator()(U a, U b) const { return a & b; } };
-struct OrFn { template <class U> auto operator()(U a, U b) const { return a | b; } };
-struct XorFn { template <class U> auto operator()(U a, U b) const { return a ^ b; } };
+struct SumFn {
+  template <class U>
+  auto operator()(U a, U b) const {
+    return a + b;
+  }
+};
+struct ProdFn {
+  template <class U>
+  auto operator()(U a, U b) const {
+    return a * b;
+  }
+};
+struct MinFn {
+  template <class U>
+  U operator()(U a, U b) const {
+    return std::min(a, b);
+  }
+};
+struct MaxFn {
+  template <class U>
+  U operator()(U a, U b) const {
+    return std::max(a, b);
+  }
+};
+struct AndFn {
+  template <class U>
+  auto operator()(U a, U b) const {
+    return a & b;
+  }
+};
+struct OrFn {
+  template <class U>
+  auto operator()(U a, U b) const {
+    return a | b;
+  }
+};
+struct XorFn {
+  template <class U>
+  auto operator()(U a, U b) const {
+    return a ^ b;
+  }
+};
 
 // Bool: a sum is "any", a product "all" (what c10d's gloo sum/product give after the
 // conversion back to bool).
@@ -75,18 +110,32 @@ template <class T>
 ReduceFunc reduce_func(ReduceOp op) {
   if constexpr (std::is_same_v<T, bool>) {
     switch (op.op_) {
-      case ReduceOp::SUM: case ReduceOp::AVG: case ReduceOp::MAX: case ReduceOp::BOR:
+      case ReduceOp::SUM:
+      case ReduceOp::AVG:
+      case ReduceOp::MAX:
+      case ReduceOp::BOR:
         return &reduce_elements<T, OrFn>;
-      case ReduceOp::PRODUCT: case ReduceOp::MIN: case ReduceOp::BAND: return &reduce_elements<T, AndFn>;
-      case ReduceOp::BXOR: return &reduce_elements<T, XorFn>;
+      case ReduceOp::PRODUCT:
+      case ReduceOp::MIN:
+      case ReduceOp::BAND:
+        return &reduce_elements<T, AndFn>;
+      case ReduceOp::BXOR:
+        return &reduce_elements<T, XorFn>;
     }
   } else {
     switch (op.op_) {
-      case ReduceOp::SUM: case ReduceOp::AVG: return &reduce_elements<T, SumFn>;
-      case ReduceOp::PRODUCT: return &reduce_elements<T, ProdFn>;
-      case ReduceOp::MIN: return &reduce_elements<T, MinFn>;
-      case ReduceOp::MAX: return &reduce_elements<T, MaxFn>;
-      case ReduceOp::BAND: case ReduceOp::BOR: case ReduceOp::BXOR:
+      case ReduceOp::SUM:
+      case ReduceOp::AVG:
+        return &reduce_elements<T, SumFn>;
+      case ReduceOp::PRODUCT:
+        return &reduce_elements<T, ProdFn>;
+      case ReduceOp::MIN:
+        return &reduce_elements<T, MinFn>;
+      case ReduceOp::MAX:
+        return &reduce_elements<T, MaxFn>;
+      case ReduceOp::BAND:
+      case ReduceOp::BOR:
+      case ReduceOp::BXOR:
         if constexpr (std::is_integral_v<T>) {
           if (op.op_ == ReduceOp::BAND) return &reduce_elements<T, AndFn>;
           if (op.op_ == ReduceOp::BOR) return &reduce_elements<T, OrFn>;
@@ -95,8 +144,8 @@ ReduceFunc reduce_func(ReduceOp op) {
         break;
     }
   }
-  EMBER_CHECK(false, "Cannot use ReduceOp.", reduce_op_name(op), " with non-integral dtype");
-  __builtin_unreachable();
+  ::ember::detail::throw_error(
+      ::ember::detail::str_cat("Cannot use ReduceOp.", reduce_op_name(op), " with non-integral dtype"));
 }
 
 // ---- input checks, in c10d's words ---------------------------------------------------
@@ -110,8 +159,8 @@ std::string sizes_str(IntArrayRef sizes) {
 }
 
 bool is_supported_dtype(ScalarType t) {
-  return t == kFloat || t == kDouble || t == kHalf || t == kBFloat16 || t == kInt || t == kLong || t == kByte ||
-         t == kChar || t == kBool;
+  return t == kFloat || t == kDouble || t == kHalf || t == kBFloat16 || t == kInt || t == kLong ||
+         t == kByte || t == kChar || t == kBool;
 }
 
 void check_tensor(const std::string& fn, const Tensor& t) {
@@ -132,7 +181,9 @@ void check_same(const std::string& fn, const std::vector<Tensor>& tensors, const
   }
 }
 
-void check_non_empty(const std::string& fn, size_t n) { EMBER_CHECK(n > 0, fn, ": requires non-empty tensor list"); }
+void check_non_empty(const std::string& fn, size_t n) {
+  EMBER_CHECK(n > 0, fn, ": requires non-empty tensor list");
+}
 
 void check_single(const std::string& fn, size_t n) {
   EMBER_CHECK(n == 1, fn, ": requires a single-element tensor list");
@@ -216,7 +267,10 @@ class P2PWork final : public Work {
  public:
   P2PWork(std::unique_ptr<::gloo::transport::UnboundBuffer> buf, bool is_send, int peer, Buffer tensor,
           std::chrono::milliseconds default_timeout)
-      : Work(peer, {tensor.user}), buf_(std::move(buf)), is_send_(is_send), tensor_(std::move(tensor)),
+      : Work(peer, {tensor.user}),
+        buf_(std::move(buf)),
+        is_send_(is_send),
+        tensor_(std::move(tensor)),
         default_timeout_(default_timeout) {}
 
   bool wait(std::chrono::milliseconds timeout) override {
@@ -322,7 +376,8 @@ ProcessGroupGloo::ProcessGroupGloo(const std::shared_ptr<Store>& store, int rank
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
-    EMBER_CHECK(false, "ProcessGroupGloo: rendezvous of rank ", rank, " of ", size, " failed: ", e.what());
+    ::ember::detail::throw_error(::ember::detail::str_cat("ProcessGroupGloo: rendezvous of rank ", rank,
+                                                          " of ", size, " failed: ", e.what()));
   }
   impl_->context = std::move(context);
   for (int i = 0; i < options_.threads; ++i) impl_->workers.emplace_back([this] { impl_->worker_loop(); });
@@ -374,22 +429,23 @@ intrusive_ptr<Work> ProcessGroupGloo::broadcast(std::vector<Tensor>& tensors, co
   check_same(fn, tensors, tensors[0]);
   auto timeout = impl_->timeout_for(opts.timeout);
   auto context = impl_->context;
-  return impl_->enqueue(tensors, [bufs = buffers(tensors), opts, timeout, context](uint32_t tag, const auto&) mutable {
-    Buffer& root = bufs[static_cast<size_t>(opts.rootTensor)];
-    if (root.data.numel() == 0) return;
-    visit_dtype(root.data.dtype(), [&]<class T>() {
-      ::gloo::BroadcastOptions o(context);
-      o.setRoot(static_cast<int>(opts.rootRank));
-      o.setOutput(static_cast<T*>(root.data.data_ptr()), static_cast<size_t>(root.data.numel()));
-      o.setTag(tag);
-      o.setTimeout(timeout);
-      ::gloo::broadcast(o);
-    });
-    for (auto& b : bufs) {
-      if (&b != &root) b.data.copy_(root.data);
-      b.copy_back();
-    }
-  });
+  return impl_->enqueue(
+      tensors, [bufs = buffers(tensors), opts, timeout, context](uint32_t tag, const auto&) mutable {
+        Buffer& root = bufs[static_cast<size_t>(opts.rootTensor)];
+        if (root.data.numel() == 0) return;
+        visit_dtype(root.data.dtype(), [&]<class T>() {
+          ::gloo::BroadcastOptions o(context);
+          o.setRoot(static_cast<int>(opts.rootRank));
+          o.setOutput(static_cast<T*>(root.data.data_ptr()), static_cast<size_t>(root.data.numel()));
+          o.setTag(tag);
+          o.setTimeout(timeout);
+          ::gloo::broadcast(o);
+        });
+        for (auto& b : bufs) {
+          if (&b != &root) b.data.copy_(root.data);
+          b.copy_back();
+        }
+      });
 }
 
 intrusive_ptr<Work> ProcessGroupGloo::reduce(std::vector<Tensor>& tensors, const ReduceOptions& opts) {
@@ -406,32 +462,34 @@ intrusive_ptr<Work> ProcessGroupGloo::reduce(std::vector<Tensor>& tensors, const
   // their tensor keeps its value (gloo uses its buffer for partial results).
   Buffer buf(tensors[0]);
   if (!is_root) buf.data = tensors[0].clone();
-  return impl_->enqueue(tensors, [buf, opts, timeout, context, is_root, group_size](uint32_t tag, const auto&) mutable {
-    if (buf.data.numel() == 0) return;
-    visit_dtype(buf.data.dtype(), [&]<class T>() {
-      ::gloo::ReduceOptions o(context);
-      o.setRoot(static_cast<int>(opts.rootRank));
-      o.setOutput(static_cast<T*>(buf.data.data_ptr()), static_cast<size_t>(buf.data.numel()));
-      o.setReduceFunction(reduce_func<T>(opts.reduceOp));
-      o.setTag(tag);
-      o.setTimeout(timeout);
-      ::gloo::reduce(o);
-    });
-    if (!is_root) return;
-    if (opts.reduceOp.op_ == ReduceOp::AVG) buf.data.div_(group_size);
-    buf.copy_back();
-  });
+  return impl_->enqueue(
+      tensors, [buf, opts, timeout, context, is_root, group_size](uint32_t tag, const auto&) mutable {
+        if (buf.data.numel() == 0) return;
+        visit_dtype(buf.data.dtype(), [&]<class T>() {
+          ::gloo::ReduceOptions o(context);
+          o.setRoot(static_cast<int>(opts.rootRank));
+          o.setOutput(static_cast<T*>(buf.data.data_ptr()), static_cast<size_t>(buf.data.numel()));
+          o.setReduceFunction(reduce_func<T>(opts.reduceOp));
+          o.setTag(tag);
+          o.setTimeout(timeout);
+          ::gloo::reduce(o);
+        });
+        if (!is_root) return;
+        if (opts.reduceOp.op_ == ReduceOp::AVG) buf.data.div_(group_size);
+        buf.copy_back();
+      });
 }
 
 intrusive_ptr<Work> ProcessGroupGloo::allgather(std::vector<std::vector<Tensor>>& outputTensors,
-                                                std::vector<Tensor>& inputTensors, const AllgatherOptions& opts) {
+                                                std::vector<Tensor>& inputTensors,
+                                                const AllgatherOptions& opts) {
   const std::string fn = "ProcessGroupGloo::allgather";
   check_single(fn, inputTensors.size());
-  EMBER_CHECK(outputTensors.size() == 1, fn, ": requires a single-element output list containing a list with ",
-              size(), " tensors");
+  EMBER_CHECK(outputTensors.size() == 1, fn,
+              ": requires a single-element output list containing a list with ", size(), " tensors");
   EMBER_CHECK(outputTensors[0].size() == static_cast<size_t>(size()), fn,
-              ": invalid output tensor list at index 0 (expected length ", size(), ", got ", outputTensors[0].size(),
-              ")");
+              ": invalid output tensor list at index 0 (expected length ", size(), ", got ",
+              outputTensors[0].size(), ")");
   check_same(fn, inputTensors, inputTensors[0]);
   check_same(fn, outputTensors[0], inputTensors[0]);
   auto timeout = impl_->timeout_for(opts.timeout);

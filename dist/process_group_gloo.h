@@ -24,7 +24,6 @@ struct ProcessGroupGlooOptions {
   int threads = 2;
 };
 
-
 class ProcessGroupGloo : public ProcessGroup {
  public:
   using Options = ProcessGroupGlooOptions;
@@ -41,10 +40,14 @@ class ProcessGroupGloo : public ProcessGroup {
   std::string getBackendName() const override { return "gloo"; }
   const Options& options() const { return options_; }
 
-  intrusive_ptr<Work> allreduce(std::vector<Tensor>& tensors, const AllreduceOptions& opts = AllreduceOptions()) override;
-  intrusive_ptr<Work> broadcast(std::vector<Tensor>& tensors, const BroadcastOptions& opts = BroadcastOptions()) override;
-  intrusive_ptr<Work> reduce(std::vector<Tensor>& tensors, const ReduceOptions& opts = ReduceOptions()) override;
-  intrusive_ptr<Work> allgather(std::vector<std::vector<Tensor>>& outputTensors, std::vector<Tensor>& inputTensors,
+  intrusive_ptr<Work> allreduce(std::vector<Tensor>& tensors,
+                                const AllreduceOptions& opts = AllreduceOptions()) override;
+  intrusive_ptr<Work> broadcast(std::vector<Tensor>& tensors,
+                                const BroadcastOptions& opts = BroadcastOptions()) override;
+  intrusive_ptr<Work> reduce(std::vector<Tensor>& tensors,
+                             const ReduceOptions& opts = ReduceOptions()) override;
+  intrusive_ptr<Work> allgather(std::vector<std::vector<Tensor>>& outputTensors,
+                                std::vector<Tensor>& inputTensors,
                                 const AllgatherOptions& opts = AllgatherOptions()) override;
   intrusive_ptr<Work> reduce_scatter(std::vector<Tensor>& outputTensors,
                                      std::vector<std::vector<Tensor>>& inputTensors,

@@ -22,10 +22,10 @@
 #include <thread>
 #include <vector>
 
-#include "ember/ember.h"
 #include "ember/dist/distributed.h"
 #include "ember/dist/process_group_gloo.h"
 #include "ember/dist/tcp_store.h"
+#include "ember/ember.h"
 
 extern char** environ;
 
@@ -79,14 +79,17 @@ std::vector<RankResult> run_ranks(const std::string& scenario, int world_size, i
   std::vector<std::string> logs;
   for (int r = 0; r < started; ++r) {
     logs.push_back("/tmp/ember_gloo_test_" + std::to_string(getpid()) + "_" + std::to_string(r) + ".log");
-    std::vector<std::string> env{"RANK=" + std::to_string(r), "WORLD_SIZE=" + std::to_string(world_size),
-                                 "LOCAL_RANK=" + std::to_string(r), "MASTER_ADDR=127.0.0.1",
-                                 "MASTER_PORT=" + std::to_string(port), "OMP_NUM_THREADS=1",
+    std::vector<std::string> env{"RANK=" + std::to_string(r),
+                                 "WORLD_SIZE=" + std::to_string(world_size),
+                                 "LOCAL_RANK=" + std::to_string(r),
+                                 "MASTER_ADDR=127.0.0.1",
+                                 "MASTER_PORT=" + std::to_string(port),
+                                 "OMP_NUM_THREADS=1",
                                  "GLOO_SOCKET_IFNAME=lo"};
     for (char** e = environ; *e; ++e) {
       std::string kv = *e;
-      if (kv.rfind("RANK=", 0) && kv.rfind("WORLD_SIZE=", 0) && kv.rfind("MASTER_", 0) && kv.rfind("LOCAL_RANK=", 0) &&
-          kv.rfind("OMP_NUM_THREADS=", 0) && kv.rfind("GLOO_SOCKET_IFNAME=", 0))
+      if (kv.rfind("RANK=", 0) && kv.rfind("WORLD_SIZE=", 0) && kv.rfind("MASTER_", 0) &&
+          kv.rfind("LOCAL_RANK=", 0) && kv.rfind("OMP_NUM_THREADS=", 0) && kv.rfind("GLOO_SOCKET_IFNAME=", 0))
         env.push_back(kv);
     }
     std::vector<char*> envp;
@@ -96,7 +99,8 @@ std::vector<RankResult> run_ranks(const std::string& scenario, int world_size, i
     std::vector<char*> argv{args[0].data(), args[1].data(), nullptr};
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, logs.back().c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, logs.back().c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
     pid_t pid = -1;
     int rc = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), envp.data());
@@ -115,7 +119,8 @@ std::vector<RankResult> run_ranks(const std::string& scenario, int world_size, i
       if (waitpid(pids[static_cast<size_t>(r)], &status, WNOHANG) == pids[static_cast<size_t>(r)]) {
         done[static_cast<size_t>(r)] = true;
         --remaining;
-        results[static_cast<size_t>(r)].exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        results[static_cast<size_t>(r)].exit_code =
+            WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -207,13 +212,15 @@ TEST_CASE("ProcessGroupGloo: one rank, results and bad input in c10d's words") {
                        "ProcessGroupGloo::allreduce: invalid tensor size at index 1 (expected (3), got (4))",
                        ember::Error);
   std::vector<Tensor> types{ember::zeros({3}), ember::zeros({3}, TensorOptions().dtype(kDouble))};
-  CHECK_THROWS_WITH_AS(pg->allreduce(types),
-                       "ProcessGroupGloo::allreduce: invalid tensor type at index 1 (expected Float, got Double)",
-                       ember::Error);
+  CHECK_THROWS_WITH_AS(
+      pg->allreduce(types),
+      "ProcessGroupGloo::allreduce: invalid tensor type at index 1 (expected Float, got Double)",
+      ember::Error);
   AllreduceOptions band;
   band.reduceOp = ReduceOp::BAND;
   std::vector<Tensor> floats{ember::zeros({3})};
-  CHECK_THROWS_WITH_AS(pg->allreduce(floats, band), "Cannot use ReduceOp.BAND with non-integral dtype", ember::Error);
+  CHECK_THROWS_WITH_AS(pg->allreduce(floats, band), "Cannot use ReduceOp.BAND with non-integral dtype",
+                       ember::Error);
   std::vector<Tensor> ints{ember::full({3}, 6, TensorOptions().dtype(kInt))};
   CHECK(pg->allreduce(ints, band)->wait());
   CHECK(ints[0].sum().item<int64_t>() == 18);
@@ -225,30 +232,34 @@ TEST_CASE("ProcessGroupGloo: one rank, results and bad input in c10d's words") {
 
   BroadcastOptions bad_root;
   bad_root.rootRank = 3;
-  CHECK_THROWS_WITH_AS(pg->broadcast(t, bad_root), "ProcessGroupGloo::broadcast: invalid root rank: 3", ember::Error);
+  CHECK_THROWS_WITH_AS(pg->broadcast(t, bad_root), "ProcessGroupGloo::broadcast: invalid root rank: 3",
+                       ember::Error);
   ReduceOptions bad_dst;
   bad_dst.rootRank = 5;
-  CHECK_THROWS_WITH_AS(pg->reduce(t, bad_dst), "ProcessGroupGloo::reduce: invalid root rank: 5", ember::Error);
+  CHECK_THROWS_WITH_AS(pg->reduce(t, bad_dst), "ProcessGroupGloo::reduce: invalid root rank: 5",
+                       ember::Error);
 
   std::vector<std::vector<Tensor>> two_outputs{{ember::zeros({6}), ember::zeros({6})}};
-  CHECK_THROWS_WITH_AS(pg->allgather(two_outputs, t),
-                       "ProcessGroupGloo::allgather: invalid output tensor list at index 0 (expected length 1, got 2)",
-                       ember::Error);
+  CHECK_THROWS_WITH_AS(
+      pg->allgather(two_outputs, t),
+      "ProcessGroupGloo::allgather: invalid output tensor list at index 0 (expected length 1, got 2)",
+      ember::Error);
   std::vector<std::vector<Tensor>> wrong_size{{ember::zeros({4})}};
   CHECK_THROWS_WITH_AS(pg->allgather(wrong_size, t),
                        "ProcessGroupGloo::allgather: invalid tensor size at index 0 (expected (6), got (4))",
                        ember::Error);
   std::vector<Tensor> rs_out{ember::zeros({6})};
   std::vector<std::vector<Tensor>> rs_in{{ember::ones({6}), ember::ones({6})}};
-  CHECK_THROWS_WITH_AS(pg->reduce_scatter(rs_out, rs_in), "invalid input tensor list size, must be world size",
-                       ember::Error);
+  CHECK_THROWS_WITH_AS(pg->reduce_scatter(rs_out, rs_in),
+                       "invalid input tensor list size, must be world size", ember::Error);
 
   std::vector<Tensor> two{ember::zeros({3}), ember::zeros({3})};
   CHECK_THROWS_WITH_AS(pg->send(two, 0, 0), "ProcessGroupGloo::send takes a single tensor", ember::Error);
-  CHECK_THROWS_WITH_AS(pg->send(t, 0, 0),
-                       "Invalid destination rank: destination rank should not be the same as the rank of the current "
-                       "process.",
-                       ember::Error);
+  CHECK_THROWS_WITH_AS(
+      pg->send(t, 0, 0),
+      "Invalid destination rank: destination rank should not be the same as the rank of the current "
+      "process.",
+      ember::Error);
   CHECK_THROWS_WITH_AS(pg->recv(t, 4, 0), "Invalid source rank: 4", ember::Error);
 
   // A collective with nothing in flight still runs after the errors: the checks sent nothing.
@@ -258,16 +269,18 @@ TEST_CASE("ProcessGroupGloo: one rank, results and bad input in c10d's words") {
 TEST_CASE("init_process_group: file:// rendezvous, the default group's API, and its errors") {
   if (skip_without_gloo()) return;
   CHECK_FALSE(is_initialized());
-  CHECK_THROWS_WITH_AS(get_rank(),
-                       "Default process group has not been initialized, please make sure to call init_process_group.",
-                       ember::Error);
+  CHECK_THROWS_WITH_AS(
+      get_rank(),
+      "Default process group has not been initialized, please make sure to call init_process_group.",
+      ember::Error);
   CHECK_THROWS_WITH_AS(init_process_group("nccl", "env://"), "Distributed package doesn't have NCCL built in",
                        ember::Error);
   std::string path = "/tmp/ember_gloo_file_store_" + std::to_string(getpid());
   std::remove(path.c_str());
-  CHECK_THROWS_WITH_AS(init_process_group("gloo", "file://" + path + "?rank=0"),
-                       "Error initializing torch.distributed using file:// rendezvous: world size parameter missing",
-                       ember::Error);
+  CHECK_THROWS_WITH_AS(
+      init_process_group("gloo", "file://" + path + "?rank=0"),
+      "Error initializing torch.distributed using file:// rendezvous: world size parameter missing",
+      ember::Error);
   init_process_group("gloo", "file://" + path + "?rank=0&world_size=1", std::chrono::seconds(5));
   CHECK(is_initialized());
   CHECK(get_rank() == 0);

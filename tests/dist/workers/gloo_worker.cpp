@@ -11,14 +11,14 @@
 #include <thread>
 #include <vector>
 
-#include "ember/ember.h"
 #include "ember/dist/distributed.h"
 #include "ember/dist/process_group_gloo.h"
+#include "ember/ember.h"
 
 namespace dist = ember::dist;
-using ember::Tensor;
-using ember::ScalarType;
 using dist::ReduceOp;
+using ember::ScalarType;
+using ember::Tensor;
 
 namespace {
 
@@ -55,17 +55,28 @@ void test_allreduce(ScalarType dtype, int64_t n) {
     for (int r = 1; r < g_size; ++r) {
       Tensor x = input(r, ember::kDouble, n, prod);
       switch (op.op_) {
-        case ReduceOp::SUM: case ReduceOp::AVG: expected = expected + x; break;
-        case ReduceOp::PRODUCT: expected = expected * x; break;
-        case ReduceOp::MIN: expected = ember::minimum(expected, x); break;
-        case ReduceOp::MAX: expected = ember::maximum(expected, x); break;
-        default: break;
+        case ReduceOp::SUM:
+        case ReduceOp::AVG:
+          expected = expected + x;
+          break;
+        case ReduceOp::PRODUCT:
+          expected = expected * x;
+          break;
+        case ReduceOp::MIN:
+          expected = ember::minimum(expected, x);
+          break;
+        case ReduceOp::MAX:
+          expected = ember::maximum(expected, x);
+          break;
+        default:
+          break;
       }
     }
     if (op.op_ == ReduceOp::AVG) expected = expected / g_size;
     Tensor t = input(g_rank, dtype, n, prod);
     dist::all_reduce(t, op);
-    check(same_values(t, expected), "all_reduce " + std::string(dist::reduce_op_name(op)) + " " + name(dtype));
+    check(same_values(t, expected),
+          "all_reduce " + std::string(dist::reduce_op_name(op)) + " " + name(dtype));
   }
 }
 
@@ -136,7 +147,8 @@ void test_layouts() {
   dist::all_reduce(empty);
   check(empty.numel() == 0, "all_reduce of an empty tensor");
   Tensor flags = ember::zeros({2}, ember::TensorOptions().dtype(ember::kBool));
-  if (g_rank == 1) flags = ember::ones({1}, ember::TensorOptions().dtype(ember::kBool)).expand({2}).contiguous();
+  if (g_rank == 1)
+    flags = ember::ones({1}, ember::TensorOptions().dtype(ember::kBool)).expand({2}).contiguous();
   dist::all_reduce(flags);
   check(flags.to(ember::kDouble).sum().item<double>() == 2, "bool all_reduce SUM is any");
 }
@@ -171,7 +183,8 @@ void test_new_group() {
   check(same_values(t, ember::full({3}, 1.0 + g_size)), "all_reduce on a new group");
   Tensor b = ember::full({3}, g_rank + 1.0);
   dist::broadcast(b, /*src (global)=*/g_size - 1, false, g);
-  check(same_values(b, ember::full({3}, static_cast<double>(g_size))), "broadcast on a new group, global src");
+  check(same_values(b, ember::full({3}, static_cast<double>(g_size))),
+        "broadcast on a new group, global src");
 }
 
 int run_collectives() {
@@ -179,8 +192,8 @@ int run_collectives() {
   g_rank = dist::get_rank();
   check(dist::get_world_size() == g_size && dist::is_initialized() && dist::get_backend() == "gloo",
         "rank, world size, backend");
-  for (ScalarType dtype : {ember::kFloat, ember::kDouble, ember::kHalf, ember::kBFloat16, ember::kInt, ember::kLong,
-                           ember::kByte, ember::kChar}) {
+  for (ScalarType dtype : {ember::kFloat, ember::kDouble, ember::kHalf, ember::kBFloat16, ember::kInt,
+                           ember::kLong, ember::kByte, ember::kChar}) {
     test_allreduce(dtype, 257);
     test_broadcast_reduce_gather(dtype, 33);
   }
