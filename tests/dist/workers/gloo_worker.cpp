@@ -218,6 +218,15 @@ int run_collective_timeout() {
     opts.timeout = std::chrono::milliseconds(500);
     auto start = std::chrono::steady_clock::now();
     auto work = pg->allreduce(ts, opts);
+    std::string early;
+    try {
+      work->wait(std::chrono::milliseconds(100));  // shorter than the collective's own timeout
+    } catch (const ember::Error& e) {
+      early = e.what();
+    }
+    check(early == "Operation timed out!",
+          "Work::wait(100ms) raised c10d's \"Operation timed out!\", got: " + early);
+    check(!work->is_completed(), "the Work is still running after wait(100ms) gave up");
     std::string error;
     try {
       work->wait();
