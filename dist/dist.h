@@ -1,8 +1,12 @@
 // ember's distributed layer in one include (kept out of ember/ember.h, as libtorch keeps
-// c10d out of torch/torch.h): the rendezvous stores.
+// c10d out of torch/torch.h): the rendezvous stores, process groups (gloo for CPU tensors)
+// and torch.distributed's functions (init_process_group, all_reduce, ...).
 #pragma once
 
+#include "ember/dist/distributed.h"
 #include "ember/dist/file_store.h"
 #include "ember/dist/prefix_store.h"
+#include "ember/dist/process_group.h"
+#include "ember/dist/process_group_gloo.h"
 #include "ember/dist/store.h"
 #include "ember/dist/tcp_store.h"
