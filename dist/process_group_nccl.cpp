@@ -289,10 +289,11 @@ struct ProcessGroupNCCL::Impl {
     }
     for (const auto& t : tensors) cuda::record_stream(t, comm->stream);
     {
+      // The watchdog finds it at its next poll (no wake-up: a scan per enqueue would cost
+      // an event query per in-flight work each time).
       std::lock_guard<std::mutex> lock(watch_mutex);
       in_flight.push_back(work);
     }
-    watch_cv.notify_one();
     return work;
   }
 
@@ -303,10 +304,16 @@ struct ProcessGroupNCCL::Impl {
     while (!stop) {
       watch_cv.wait_for(lock, std::chrono::milliseconds(100));
       std::vector<intrusive_ptr<WorkNCCL>> works = in_flight;
-      lock.unlock();
-      for (auto& w : works) check_work(*w);
+      lock.unlock();  // event queries and aborts happen without the lock enqueueing takes
+      std::vector<const WorkNCCL*> done;
+      for (auto& w : works) {
+        check_work(*w);
+        if (w->is_completed()) done.push_back(w.get());
+      }
       lock.lock();
-      std::erase_if(in_flight, [](const intrusive_ptr<WorkNCCL>& w) { return w->is_completed(); });
+      std::erase_if(in_flight, [&](const intrusive_ptr<WorkNCCL>& w) {
+        return std::find(done.begin(), done.end(), w.get()) != done.end();
+      });
     }
   }
 
@@ -353,38 +360,47 @@ ProcessGroupNCCL::ProcessGroupNCCL(const std::shared_ptr<Store>& store, int rank
   EMBER_CHECK(options_.timeout.count() > 0, "ProcessGroupNCCL: timeout must be positive");
   EMBER_CHECK(cuda::device_count() > 0, "ProcessGroupNCCL is only supported with GPUs, no GPUs found!");
   impl_->group = this;
-  impl_->watchdog = std::thread([this] { impl_->watchdog_loop(); });
   if (options_.device_id >= 0) {
     EMBER_CHECK(options_.device_id < cuda::device_count(), "ProcessGroupNCCL: invalid device_id ",
                 options_.device_id);
     impl_->comm_for(options_.device_id, -1);
   }
+  // Last: a constructor that raised above leaves no thread to join.
+  impl_->watchdog = std::thread([this] { impl_->watchdog_loop(); });
 }
 
 ProcessGroupNCCL::~ProcessGroupNCCL() {
+  // Work still on the GPU finishes first (the watchdog, still running, ends any that runs
+  // past its timeout), so a group destroyed right after an async collective does not abort it.
+  for (;;) {
+    std::vector<intrusive_ptr<WorkNCCL>> works;
+    {
+      std::lock_guard<std::mutex> lock(impl_->watch_mutex);
+      works = impl_->in_flight;
+    }
+    bool pending = std::any_of(works.begin(), works.end(), [](auto& w) { return !w->is_completed(); });
+    if (!pending) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   {
     std::lock_guard<std::mutex> lock(impl_->watch_mutex);
     impl_->stop = true;
   }
   impl_->watch_cv.notify_all();
   if (impl_->watchdog.joinable()) impl_->watchdog.join();
-  // Unfinished work: abort (a destroy would wait for peers that may never come); otherwise a
-  // finalize that flushes, bounded by the timeout, then the destroy.
-  bool pending = std::any_of(impl_->in_flight.begin(), impl_->in_flight.end(),
-                             [](const intrusive_ptr<WorkNCCL>& w) { return !w->is_completed(); });
+  // Finalize (flush) each live communicator, bounded by the timeout, then destroy it; one that
+  // does not finalize in time is aborted.
   for (auto& [key, comm] : impl_->comms) {
     std::lock_guard<std::mutex> lock(comm->mutex);
     if (comm->aborted || !comm->comm) continue;
-    cuda::DeviceGuard guard(comm->device);
-    bool clean = !pending;
-    if (clean) {
-      try {
-        nccl_settle(ncclCommFinalize(comm->comm), "ncclCommFinalize", comm->comm, Clock::now() + options_.timeout);
-      } catch (...) {
-        clean = false;
-      }
+    bool finalized = true;
+    try {
+      cuda::DeviceGuard guard(comm->device);
+      nccl_settle(ncclCommFinalize(comm->comm), "ncclCommFinalize", comm->comm, Clock::now() + options_.timeout);
+    } catch (...) {  // a destructor does not raise: a failed flush aborts instead
+      finalized = false;
     }
-    if (clean) {
+    if (finalized) {
       ncclCommDestroy(comm->comm);
     } else {
       ncclCommAbort(comm->comm);
