@@ -116,8 +116,10 @@ std::shared_ptr<Store> rendezvous(const std::string& url, int& rank, int& world_
 }
 
 void check_backend(const std::string& backend) {
-  EMBER_CHECK(backend != "nccl" || ProcessGroupNCCL::is_available(), "Distributed package doesn't have NCCL built in");
-  EMBER_CHECK(backend == "gloo" || backend == "nccl", "Invalid backend: '", backend, "' (ember has: gloo, nccl)");
+  EMBER_CHECK(backend != "nccl" || ProcessGroupNCCL::is_available(),
+              "Distributed package doesn't have NCCL built in");
+  EMBER_CHECK(backend == "gloo" || backend == "nccl", "Invalid backend: '", backend,
+              "' (ember has: gloo, nccl)");
 }
 
 ProcessGroupPtr make_group(const std::string& backend, std::shared_ptr<Store> store, int rank, int size,

@@ -201,9 +201,7 @@ inline std::string work_description(const WorkRecord& w) {
 }
 
 /// Whether an unfinished work has run past its timeout at `now`.
-inline bool timed_out(const WorkRecord& w, Clock::time_point now) {
-  return now - w.start > w.timeout;
-}
+inline bool timed_out(const WorkRecord& w, Clock::time_point now) { return now - w.start > w.timeout; }
 
 inline int64_t elapsed_ms(const WorkRecord& w, Clock::time_point now) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(now - w.start).count();
@@ -211,14 +209,14 @@ inline int64_t elapsed_ms(const WorkRecord& w, Clock::time_point now) {
 
 /// c10d's watchdog text for a work that timed out.
 inline std::string timeout_message(int rank, const WorkRecord& w, Clock::time_point now) {
-  return ::ember::detail::str_cat("[Rank ", rank, "] Watchdog caught collective operation timeout: ",
-                                  work_description(w), " ran for ", elapsed_ms(w, now),
-                                  " milliseconds before timing out.");
+  return ::ember::detail::str_cat("[Rank ", rank,
+                                  "] Watchdog caught collective operation timeout: ", work_description(w),
+                                  " ran for ", elapsed_ms(w, now), " milliseconds before timing out.");
 }
 
 /// The indices of the unfinished works (`finished[i]` false) that have timed out at `now`.
-inline std::vector<size_t> timed_out_works(const std::vector<WorkRecord>& works, const std::vector<bool>& finished,
-                                           Clock::time_point now) {
+inline std::vector<size_t> timed_out_works(const std::vector<WorkRecord>& works,
+                                           const std::vector<bool>& finished, Clock::time_point now) {
   std::vector<size_t> out;
   for (size_t i = 0; i < works.size(); ++i)
     if (!finished[i] && timed_out(works[i], now)) out.push_back(i);
@@ -226,7 +224,8 @@ inline std::vector<size_t> timed_out_works(const std::vector<WorkRecord>& works,
 }
 
 /// The group's timeout for an option struct's (kUnsetTimeout: the group's default).
-inline std::chrono::milliseconds effective_timeout(std::chrono::milliseconds opt, std::chrono::milliseconds group) {
+inline std::chrono::milliseconds effective_timeout(std::chrono::milliseconds opt,
+                                                   std::chrono::milliseconds group) {
   return opt == kUnsetTimeout ? group : opt;
 }
 

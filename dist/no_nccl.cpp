@@ -23,8 +23,12 @@ ProcessGroupNCCL::ProcessGroupNCCL(const std::shared_ptr<Store>& store, int rank
 }
 ProcessGroupNCCL::~ProcessGroupNCCL() = default;
 
-intrusive_ptr<Work> ProcessGroupNCCL::allreduce(std::vector<Tensor>&, const AllreduceOptions&) { unavailable(); }
-intrusive_ptr<Work> ProcessGroupNCCL::broadcast(std::vector<Tensor>&, const BroadcastOptions&) { unavailable(); }
+intrusive_ptr<Work> ProcessGroupNCCL::allreduce(std::vector<Tensor>&, const AllreduceOptions&) {
+  unavailable();
+}
+intrusive_ptr<Work> ProcessGroupNCCL::broadcast(std::vector<Tensor>&, const BroadcastOptions&) {
+  unavailable();
+}
 intrusive_ptr<Work> ProcessGroupNCCL::reduce(std::vector<Tensor>&, const ReduceOptions&) { unavailable(); }
 intrusive_ptr<Work> ProcessGroupNCCL::allgather(std::vector<std::vector<Tensor>>&, std::vector<Tensor>&,
                                                 const AllgatherOptions&) {

@@ -51,8 +51,10 @@ namespace ember::dist {
 using namespace nccl_plan;  // NOLINT: this file is the plan's one user
 
 // The plan mirrors NCCL's enums by value.
-static_assert(static_cast<int>(NcclDataType::Int8) == ncclInt8 && static_cast<int>(NcclDataType::Uint8) == ncclUint8 &&
-              static_cast<int>(NcclDataType::Int32) == ncclInt32 && static_cast<int>(NcclDataType::Int64) == ncclInt64 &&
+static_assert(static_cast<int>(NcclDataType::Int8) == ncclInt8 &&
+              static_cast<int>(NcclDataType::Uint8) == ncclUint8 &&
+              static_cast<int>(NcclDataType::Int32) == ncclInt32 &&
+              static_cast<int>(NcclDataType::Int64) == ncclInt64 &&
               static_cast<int>(NcclDataType::Float16) == ncclFloat16 &&
               static_cast<int>(NcclDataType::Float32) == ncclFloat32 &&
               static_cast<int>(NcclDataType::Float64) == ncclFloat64 &&
@@ -69,9 +71,9 @@ ncclRedOp_t to_nccl(ReduceOp op, ScalarType t) { return static_cast<ncclRedOp_t>
 // c10d's text for a failed NCCL call: the call, NCCL's words, its version, its last error.
 [[noreturn]] void throw_nccl_error(ncclResult_t r, const char* what, ncclComm_t comm) {
   std::string last = ncclGetLastError(comm);
-  ::ember::detail::throw_error(::ember::detail::str_cat("NCCL error in: ", what, ", ", ncclGetErrorString(r),
-                                                        ", NCCL version ", NCCL_MAJOR, ".", NCCL_MINOR, ".",
-                                                        NCCL_PATCH, last.empty() ? "" : "\nLast error:\n", last));
+  ::ember::detail::throw_error(::ember::detail::str_cat(
+      "NCCL error in: ", what, ", ", ncclGetErrorString(r), ", NCCL version ", NCCL_MAJOR, ".", NCCL_MINOR,
+      ".", NCCL_PATCH, last.empty() ? "" : "\nLast error:\n", last));
 }
 
 // Waits while a non-blocking communicator reports the call in progress (NCCL's rule: no other
@@ -79,8 +81,8 @@ ncclRedOp_t to_nccl(ReduceOp op, ScalarType t) { return static_cast<ncclRedOp_t>
 void nccl_settle(ncclResult_t r, const char* what, ncclComm_t comm, Clock::time_point deadline) {
   while (r == ncclInProgress) {
     if (Clock::now() > deadline)
-      ::ember::detail::throw_error(::ember::detail::str_cat("NCCL error in: ", what,
-                                                            ": timed out while NCCL was still in progress"));
+      ::ember::detail::throw_error(
+          ::ember::detail::str_cat("NCCL error in: ", what, ": timed out while NCCL was still in progress"));
     std::this_thread::yield();
     if (ncclCommGetAsyncError(comm, &r) != ncclSuccess) break;
   }
@@ -110,7 +112,8 @@ struct Comm {
 
 class WorkNCCL final : public Work {
  public:
-  WorkNCCL(int rank, std::vector<Tensor> outputs, WorkRecord record, std::shared_ptr<Comm> comm, bool is_barrier)
+  WorkNCCL(int rank, std::vector<Tensor> outputs, WorkRecord record, std::shared_ptr<Comm> comm,
+           bool is_barrier)
       : Work(rank, std::move(outputs)), record_(record), comm_(std::move(comm)), is_barrier_(is_barrier) {}
 
   const WorkRecord& record() const { return record_; }
@@ -130,7 +133,7 @@ class WorkNCCL final : public Work {
     cv_.notify_all();
   }
 
-  // Whether the end event has passed (or the work has an error); never blocks.
+  // Whether the end event has passed (or the work has an error); never waits for the GPU.
   bool is_completed() override {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -168,7 +171,8 @@ class WorkNCCL final : public Work {
       auto deadline = Clock::now() + (timeout != kNoTimeout ? timeout : record_.timeout);
       while (!is_completed()) {
         // Without a caller's timeout the watchdog ends a barrier that runs too long.
-        if (timeout != kNoTimeout && Clock::now() > deadline) ::ember::detail::throw_error("Operation timed out!");
+        if (timeout != kNoTimeout && Clock::now() > deadline)
+          ::ember::detail::throw_error("Operation timed out!");
         std::this_thread::sleep_for(std::chrono::microseconds(50));
       }
     }
@@ -213,7 +217,8 @@ struct ProcessGroupNCCL::Impl {
   std::shared_ptr<Comm> comm_for(int device, int peer) {
     const int rank = group->rank();
     const bool p2p = peer >= 0;
-    std::string key = p2p ? "p2p:" + p2p_key(rank, peer) + ":" + std::to_string(device) : std::to_string(device);
+    std::string key =
+        p2p ? "p2p:" + p2p_key(rank, peer) + ":" + std::to_string(device) : std::to_string(device);
     std::lock_guard<std::mutex> lock(comms_mutex);
     auto it = comms.find(key);
     if (it != comms.end()) return it->second;
@@ -225,12 +230,13 @@ struct ProcessGroupNCCL::Impl {
     if (comm_rank == 0) {
       ncclResult_t r = ncclGetUniqueId(&id);
       if (r != ncclSuccess) throw_nccl_error(r, "ncclGetUniqueId", nullptr);
-      std::vector<uint8_t> bytes(reinterpret_cast<uint8_t*>(&id), reinterpret_cast<uint8_t*>(&id) + sizeof(id));
+      std::vector<uint8_t> bytes(reinterpret_cast<uint8_t*>(&id),
+                                 reinterpret_cast<uint8_t*>(&id) + sizeof(id));
       group->store_->set(store_key, bytes);
     } else {
       std::vector<uint8_t> bytes = group->store_->get(store_key);
-      EMBER_CHECK(bytes.size() == sizeof(id), "ProcessGroupNCCL: the ncclUniqueId under store key '", store_key,
-                  "' has ", bytes.size(), " bytes, expected ", sizeof(id));
+      EMBER_CHECK(bytes.size() == sizeof(id), "ProcessGroupNCCL: the ncclUniqueId under store key '",
+                  store_key, "' has ", bytes.size(), " bytes, expected ", sizeof(id));
       std::memcpy(&id, bytes.data(), sizeof(id));
     }
 
@@ -254,8 +260,9 @@ struct ProcessGroupNCCL::Impl {
   // Runs one NCCL operation on `device`: orders the communicator's stream after the caller's
   // current stream, runs `pre` (packing copies), `call`, then `post` (unpacking copies) on
   // it, and records the Work's end event. `tensors`: the user's tensors NCCL touches.
-  intrusive_ptr<Work> run(OpType op, int device, int peer, std::vector<Tensor> tensors, std::vector<Tensor> outputs,
-                          int64_t numel_in, int64_t numel_out, std::chrono::milliseconds timeout,
+  intrusive_ptr<Work> run(OpType op, int device, int peer, std::vector<Tensor> tensors,
+                          std::vector<Tensor> outputs, int64_t numel_in, int64_t numel_out,
+                          std::chrono::milliseconds timeout,
                           const std::function<ncclResult_t(ncclComm_t, cudaStream_t)>& call,
                           const std::function<void(WorkNCCL&)>& pre = {},
                           const std::function<void(WorkNCCL&)>& post = {}, bool is_barrier = false) {
@@ -329,8 +336,9 @@ struct ProcessGroupNCCL::Impl {
         ncclResult_t async = ncclSuccess;
         ncclCommGetAsyncError(comm.comm, &async);
         if (async != ncclSuccess && async != ncclInProgress)
-          reason = ::ember::detail::str_cat("[Rank ", group->rank(), "] NCCL error: ", ncclGetErrorString(async),
-                                            " while running ", work_description(w.record()));
+          reason =
+              ::ember::detail::str_cat("[Rank ", group->rank(), "] NCCL error: ", ncclGetErrorString(async),
+                                       " while running ", work_description(w.record()));
       }
     }
     if (reason.empty() && timed_out(w.record(), Clock::now()))
@@ -396,7 +404,8 @@ ProcessGroupNCCL::~ProcessGroupNCCL() {
     bool finalized = true;
     try {
       cuda::DeviceGuard guard(comm->device);
-      nccl_settle(ncclCommFinalize(comm->comm), "ncclCommFinalize", comm->comm, Clock::now() + options_.timeout);
+      nccl_settle(ncclCommFinalize(comm->comm), "ncclCommFinalize", comm->comm,
+                  Clock::now() + options_.timeout);
     } catch (...) {  // a destructor does not raise: a failed flush aborts instead
       finalized = false;
     }
@@ -462,7 +471,8 @@ intrusive_ptr<Work> ProcessGroupNCCL::reduce(std::vector<Tensor>& tensors, const
 // NCCL gathers into one flat buffer on the NCCL stream; the ranks' parts are then copied into
 // the output tensors there.
 intrusive_ptr<Work> ProcessGroupNCCL::allgather(std::vector<std::vector<Tensor>>& outputTensors,
-                                                std::vector<Tensor>& inputTensors, const AllgatherOptions& opts) {
+                                                std::vector<Tensor>& inputTensors,
+                                                const AllgatherOptions& opts) {
   check_single_tensor(inputTensors.size());
   check_single_tensor(outputTensors.size());
   Tensor in = inputTensors[0];
@@ -547,8 +557,8 @@ intrusive_ptr<Work> ProcessGroupNCCL::send(std::vector<Tensor>& tensors, int dst
   ncclDataType_t dt = to_nccl(t.dtype());
   auto n = static_cast<size_t>(t.numel());
   int peer_in_comm = 1 - p2p_rank(rank(), dstRank);
-  return impl_->run(OpType::SEND, t.device().index(), dstRank, {t}, {t}, t.numel(), t.numel(), options_.timeout,
-                    [t, n, dt, peer_in_comm](ncclComm_t comm, cudaStream_t s) {
+  return impl_->run(OpType::SEND, t.device().index(), dstRank, {t}, {t}, t.numel(), t.numel(),
+                    options_.timeout, [t, n, dt, peer_in_comm](ncclComm_t comm, cudaStream_t s) {
                       return ncclSend(t.data_ptr(), n, dt, peer_in_comm, comm, s);
                     });
 }
@@ -561,8 +571,8 @@ intrusive_ptr<Work> ProcessGroupNCCL::recv(std::vector<Tensor>& tensors, int src
   ncclDataType_t dt = to_nccl(t.dtype());
   auto n = static_cast<size_t>(t.numel());
   int peer_in_comm = 1 - p2p_rank(rank(), srcRank);
-  return impl_->run(OpType::RECV, t.device().index(), srcRank, {t}, {t}, t.numel(), t.numel(), options_.timeout,
-                    [t, n, dt, peer_in_comm](ncclComm_t comm, cudaStream_t s) {
+  return impl_->run(OpType::RECV, t.device().index(), srcRank, {t}, {t}, t.numel(), t.numel(),
+                    options_.timeout, [t, n, dt, peer_in_comm](ncclComm_t comm, cudaStream_t s) {
                       return ncclRecv(t.data_ptr(), n, dt, peer_in_comm, comm, s);
                     });
 }

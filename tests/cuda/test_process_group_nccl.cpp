@@ -132,13 +132,14 @@ TEST_CASE("ProcessGroupNCCL: input errors in c10d's words") {
   std::vector<Tensor> one{zeros({2}, on_cuda_opts())};
   CHECK_THROWS_WITH_AS(pg->send(one, 0, 0), doctest::Contains("should not be the same as the rank"), Error);
   std::vector<std::vector<Tensor>> outs{{zeros({2}, on_cuda_opts()), zeros({2}, on_cuda_opts())}};
-  CHECK_THROWS_WITH_AS(pg->allgather(outs, one), doctest::Contains("must match number of collective participants"),
-                       Error);
+  CHECK_THROWS_WITH_AS(pg->allgather(outs, one),
+                       doctest::Contains("must match number of collective participants"), Error);
   // The checks sent nothing: the group still works.
   CHECK(pg->allreduce(one)->wait());
 }
 
-TEST_CASE("ProcessGroupNCCL: Work::wait orders the current stream after the collective, without a host block") {
+TEST_CASE(
+    "ProcessGroupNCCL: Work::wait orders the current stream after the collective, without a host block") {
   if (skip_without_nccl()) return;
   auto pg = make_group("ordering");
   cuda::CUDAStream side = cuda::getStreamFromPool();
@@ -170,7 +171,8 @@ TEST_CASE("init_process_group(\"nccl\") makes a ProcessGroupNCCL") {
 }
 
 // Last in the file: it aborts a communicator with work queued behind busy kernels.
-TEST_CASE("ProcessGroupNCCL: the watchdog aborts a collective past its timeout; wait raises, later calls refuse") {
+TEST_CASE(
+    "ProcessGroupNCCL: the watchdog aborts a collective past its timeout; wait raises, later calls refuse") {
   if (skip_without_nccl()) return;
   auto pg = make_group("watchdog", 20s);
   std::vector<Tensor> warm{zeros({1}, on_cuda_opts())};

@@ -36,8 +36,8 @@ TEST_CASE("nccl plan: dtypes map to NCCL's as c10d maps them; bool travels as ui
   // nccl.h's values (the .cpp static_asserts these against nccl.h itself).
   CHECK(static_cast<int>(NcclDataType::Float32) == 7);
   CHECK(static_cast<int>(NcclDataType::Bfloat16) == 9);
-  CHECK_THROWS_WITH_AS(nccl_data_type(kShort), "Input tensor data type is not supported for NCCL process group: Short",
-                       ember::Error);
+  CHECK_THROWS_WITH_AS(nccl_data_type(kShort),
+                       "Input tensor data type is not supported for NCCL process group: Short", ember::Error);
 }
 
 TEST_CASE("nccl plan: reductions, bool's SUM/PRODUCT as MAX/MIN, and the refusals") {
@@ -52,8 +52,10 @@ TEST_CASE("nccl plan: reductions, bool's SUM/PRODUCT as MAX/MIN, and the refusal
   CHECK(nccl_reduce_op(ReduceOp::MAX, kBool) == NcclRedOp::Max);
   CHECK_THROWS_WITH_AS(nccl_reduce_op(ReduceOp::AVG, kBool), "Cannot use ReduceOp.AVG with boolean inputs",
                        ember::Error);
-  CHECK_THROWS_WITH_AS(nccl_reduce_op(ReduceOp::BAND, kInt), "Cannot use ReduceOp.BAND with NCCL", ember::Error);
-  CHECK_THROWS_WITH_AS(nccl_reduce_op(ReduceOp::BXOR, kBool), "Cannot use ReduceOp.BXOR with NCCL", ember::Error);
+  CHECK_THROWS_WITH_AS(nccl_reduce_op(ReduceOp::BAND, kInt), "Cannot use ReduceOp.BAND with NCCL",
+                       ember::Error);
+  CHECK_THROWS_WITH_AS(nccl_reduce_op(ReduceOp::BXOR, kBool), "Cannot use ReduceOp.BXOR with NCCL",
+                       ember::Error);
 }
 
 TEST_CASE("nccl plan: the store keys of the ncclUniqueId rendezvous") {
@@ -72,8 +74,8 @@ TEST_CASE("nccl plan: the barrier's device") {
   CHECK(barrier_device({}, 1, 5, 4) == 1);   // else the device of the last collective
   CHECK(barrier_device({}, -1, 5, 4) == 1);  // else rank % device_count
   CHECK(barrier_device({}, -1, 3, 8) == 3);
-  CHECK_THROWS_WITH_AS(barrier_device({}, -1, 0, 0), "ProcessGroupNCCL is only supported with GPUs, no GPUs found!",
-                       ember::Error);
+  CHECK_THROWS_WITH_AS(barrier_device({}, -1, 0, 0),
+                       "ProcessGroupNCCL is only supported with GPUs, no GPUs found!", ember::Error);
 }
 
 TEST_CASE("nccl plan: input checks in c10d's words") {
@@ -102,7 +104,8 @@ TEST_CASE("nccl plan: the watchdog's timeout bookkeeping and text, against a giv
   WorkRecord c{3, OpType::BARRIER, 1, 1, 10ms, t0};
   std::vector<WorkRecord> works{a, b, c};
 
-  CHECK(work_description(a) == "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=4, NumelOut=4, Timeout(ms)=100)");
+  CHECK(work_description(a) ==
+        "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=4, NumelOut=4, Timeout(ms)=100)");
   CHECK_FALSE(timed_out(a, t0 + 100ms));  // exactly at the timeout: not yet
   CHECK(timed_out(a, t0 + 101ms));
 
@@ -113,7 +116,8 @@ TEST_CASE("nccl plan: the watchdog's timeout bookkeeping and text, against a giv
   CHECK(timed_out_works(works, {false, false, false}, t0 + 551ms) == std::vector<size_t>{0, 1, 2});
 
   CHECK(timeout_message(3, a, t0 + 123ms) ==
-        "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=4, "
+        "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, "
+        "NumelIn=4, "
         "NumelOut=4, Timeout(ms)=100) ran for 123 milliseconds before timing out.");
   CHECK(effective_timeout(kUnsetTimeout, 7s) == 7s);
   CHECK(effective_timeout(3s, 7s) == 3s);
@@ -125,8 +129,9 @@ TEST_CASE("ProcessGroupNCCL without a GPU or without NCCL: constructing it raise
   std::string path = "/tmp/ember_nccl_plan_store_" + std::to_string(getpid());
   std::remove(path.c_str());
   auto store = std::make_shared<FileStore>(path, 1);
-  const char* expected = ProcessGroupNCCL::is_available() ? "ProcessGroupNCCL is only supported with GPUs, no GPUs found!"
-                                                          : "Distributed package doesn't have NCCL built in";
+  const char* expected = ProcessGroupNCCL::is_available()
+                             ? "ProcessGroupNCCL is only supported with GPUs, no GPUs found!"
+                             : "Distributed package doesn't have NCCL built in";
   CHECK_THROWS_WITH_AS(ProcessGroupNCCL(store, 0, 1), expected, ember::Error);
   // init_process_group("nccl") reaches the same constructor, and leaves nothing initialized.
   CHECK_THROWS_WITH_AS(init_process_group("nccl", "file://" + path + "x?rank=0&world_size=1", 5s), expected,
