@@ -1,5 +1,5 @@
 // ember's distributed layer in one include (kept out of ember/ember.h, as libtorch keeps
-// c10d out of torch/torch.h): the rendezvous stores, process groups (gloo for CPU tensors)
+// c10d out of torch/torch.h): the rendezvous stores, process groups (gloo for CPU tensors, NCCL for CUDA tensors)
 // and torch.distributed's functions (init_process_group, all_reduce, ...).
 #pragma once
 
@@ -8,5 +8,6 @@
 #include "ember/dist/prefix_store.h"
 #include "ember/dist/process_group.h"
 #include "ember/dist/process_group_gloo.h"
+#include "ember/dist/process_group_nccl.h"
 #include "ember/dist/store.h"
 #include "ember/dist/tcp_store.h"

@@ -11,6 +11,7 @@
 #include "ember/dist/file_store.h"
 #include "ember/dist/prefix_store.h"
 #include "ember/dist/process_group_gloo.h"
+#include "ember/dist/process_group_nccl.h"
 #include "ember/dist/tcp_store.h"
 
 namespace ember::dist {
@@ -115,13 +116,20 @@ std::shared_ptr<Store> rendezvous(const std::string& url, int& rank, int& world_
 }
 
 void check_backend(const std::string& backend) {
-  EMBER_CHECK(backend != "nccl", "Distributed package doesn't have NCCL built in");
-  EMBER_CHECK(backend == "gloo", "Invalid backend: '", backend, "' (ember has: gloo)");
+  EMBER_CHECK(backend != "nccl" || ProcessGroupNCCL::is_available(),
+              "Distributed package doesn't have NCCL built in");
+  EMBER_CHECK(backend == "gloo" || backend == "nccl", "Invalid backend: '", backend,
+              "' (ember has: gloo, nccl)");
 }
 
 ProcessGroupPtr make_group(const std::string& backend, std::shared_ptr<Store> store, int rank, int size,
                            std::chrono::milliseconds timeout) {
   check_backend(backend);
+  if (backend == "nccl") {
+    ProcessGroupNCCL::Options options;
+    options.timeout = timeout;
+    return ProcessGroupPtr(new ProcessGroupNCCL(store, rank, size, options));
+  }
   ProcessGroupGloo::Options options;
   options.timeout = timeout;
   return ProcessGroupPtr(new ProcessGroupGloo(store, rank, size, options));
