@@ -475,6 +475,18 @@ trainer_run() {  # trainer_run NAME LIMIT DEVICE [args...]: one epoch, log in tr
   run_logged "$limit" "$log" "$trainer_bin" "${args[@]}"
   tail -n 40 "$log" >> "$details"
 }
+# Appends "<label>: D points (at most 2)" to the stage's note and fails the stage when the two
+# test accuracies are more than 2 points apart, or when the run gave no accuracy at all.
+compare_accuracy() {
+  local reference=$1 accuracy=$2 label=$3 diff
+  if [ -z "$accuracy" ]; then
+    [ "$status" = ok ] && status=FAIL
+    return 0
+  fi
+  diff=$(awk -v a="$reference" -v b="$accuracy" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.2f", d }')
+  note="$note; $label: $diff points (at most 2)"
+  if awk -v d="$diff" 'BEGIN { exit !(d > 2) }'; then status=FAIL; fi
+}
 section "Fashion-MNIST trainer, 1 epoch on the GPU and on the CPU"
 fmnist_dir=$(find_fashion_mnist || true)
 if [ ! -x "$trainer_bin" ]; then
@@ -506,13 +518,7 @@ else
       cpu_acc=$(test_accuracy "$logs/trainer_cpu.log")
       case $run_rc in 0) status=ok ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac
       note="test accuracy ${cpu_acc:-?}%, epoch $(epoch_seconds "$logs/trainer_cpu.log" || true) s"
-      if [ -n "$cpu_acc" ]; then
-        diff=$(awk -v a="$cuda_acc" -v b="$cpu_acc" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.2f", d }')
-        note="$note; GPU - CPU: $diff points (at most 2)"
-        awk -v d="$diff" 'BEGIN { exit !(d > 2) }' && status=FAIL
-      else
-        [ $status = ok ] && status=FAIL
-      fi
+      compare_accuracy "$cuda_acc" "$cpu_acc" "GPU - CPU"
       record "trainer (CPU, 1 epoch)" "$status" "$run_secs" "$note"
     fi
   fi
@@ -548,13 +554,7 @@ for amp in fp16 bf16; do
   grep -q "mixed precision $amp" "$log" || { note="$note; the run's header does not say mixed precision $amp"; status=FAIL; }
   scaler_line=$(sed -n 's/^ *GradScaler: //p' "$log" | tail -n 1)
   [ -n "$scaler_line" ] && note="$note; GradScaler: $scaler_line"
-  if [ -n "$amp_acc" ]; then
-    diff=$(awk -v a="$cuda_acc" -v b="$amp_acc" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.2f", d }')
-    note="$note; float32 - $amp: $diff points (at most 2)"
-    awk -v d="$diff" 'BEGIN { exit !(d > 2) }' && status=FAIL
-  else
-    [ $status = ok ] && status=FAIL
-  fi
+  compare_accuracy "$cuda_acc" "$amp_acc" "float32 - $amp"
   record "$name" "$status" "$run_secs" "$note"
 done
 
