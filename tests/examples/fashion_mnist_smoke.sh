@@ -7,16 +7,8 @@
 # Usage: fashion_mnist_smoke.sh <path to fashion_mnist binary>. Exit 77 (skip) without data.
 set -euo pipefail
 bin=$1
-data=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
-if [ ! -e "$data/train-images-idx3-ubyte.gz" ] && [ ! -e "$data/train-images-idx3-ubyte" ]; then
-  echo "skipping: no Fashion-MNIST in $data (Debian package dataset-fashion-mnist)"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/trainer_test_common.sh"
 common=(--data-dir "$data" --epochs 2 --limit-train 3000 --limit-test 1000 --batch-size 64 --threads 2 --workers 2)
-
-fail() { echo "FAIL: $*"; exit 1; }
 
 "$bin" "${common[@]}" --out-dir "$tmp/full" | tee "$tmp/full.log"
 for f in metrics.csv metrics.svg best_model.safetensors checkpoint_epoch1.safetensors checkpoint_epoch2.safetensors; do
@@ -24,7 +16,7 @@ for f in metrics.csv metrics.svg best_model.safetensors checkpoint_epoch1.safete
 done
 [ "$(wc -l < "$tmp/full/metrics.csv")" -eq 3 ] || fail "metrics.csv should hold a header and 2 epochs"
 grep -q "<svg" "$tmp/full/metrics.svg" || fail "metrics.svg is not an SVG"
-acc=$(sed -n 's/^test accuracy \([0-9.]*\)%.*/\1/p' "$tmp/full.log")
+acc=$(test_accuracy "$tmp/full.log")
 [ -n "$acc" ] || fail "no test accuracy line"
 awk -v a="$acc" 'BEGIN { exit !(a >= 70) }' || fail "test accuracy $acc% below 70% after 2 short epochs"
 
