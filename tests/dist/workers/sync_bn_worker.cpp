@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,9 @@ double max_diff(const Tensor& a, const Tensor& b) {
 
 void check_close(const Tensor& got, const Tensor& expected, double tol, const std::string& what) {
   double d = max_diff(got, expected);
-  check(d <= tol, what + ": max |diff| " + std::to_string(d) + " > " + std::to_string(tol));
+  std::ostringstream message;
+  message << what << ": max |diff| " << d << " > " << tol;
+  check(d <= tol, message.str());
 }
 
 // Uneven per-rank batches: rank r holds 2 + r rows (ranks 0..2: 2, 3, 4).
