@@ -35,6 +35,7 @@ void check(bool ok, const std::string& what) {
 
 double max_diff(const Tensor& a, const Tensor& b) {
   if (a.sizes() != b.sizes()) return 1e30;
+  if (a.numel() == 0) return 0;
   return (a.to(ember::kDouble) - b.to(ember::kDouble)).abs().max().item<double>();
 }
 
@@ -45,8 +46,10 @@ void check_close(const Tensor& got, const Tensor& expected, double tol, const st
   check(d <= tol, message.str());
 }
 
-// Uneven per-rank batches: rank r holds 2 + r rows (ranks 0..2: 2, 3, 4).
-int64_t rows_of(int r) { return 2 + r; }
+// Uneven per-rank batches: rank r holds 2 + r rows (ranks 0..2: 2, 3, 4); with
+// g_rank0_empty, rank 0 holds none (it must still take part in every collective).
+bool g_rank0_empty = false;
+int64_t rows_of(int r) { return r == 0 && g_rank0_empty ? 0 : 2 + r; }
 int64_t offset_of(int r) {
   int64_t o = 0;
   for (int q = 0; q < r; ++q) o += rows_of(q);
@@ -56,6 +59,7 @@ int64_t offset_of(int r) {
 // Sets the affine parameters to distinct values (not ones/zeros, which would hide mistakes).
 template <class M>
 void set_affine(M& m, int64_t c) {
+  if (!m.weight.defined()) return;
   ember::NoGradGuard no_grad;
   Tensor i = ember::arange(c, ember::TensorOptions().dtype(ember::kDouble));
   m.weight.copy_(1 + 0.25 * i);
@@ -66,14 +70,14 @@ void set_affine(M& m, int64_t c) {
 // BatchNorm{1,2}d on all rows: outputs, input/weight/bias gradients, running statistics.
 template <class RefModule>
 void parity(ScalarType dtype, std::vector<int64_t> tail, std::optional<double> momentum, double tol,
-            const std::string& label) {
+            const std::string& label, bool affine = true) {
   const int64_t C = 3;
   int64_t total = offset_of(g_size);
   std::vector<int64_t> full_shape{total, C};
   full_shape.insert(full_shape.end(), tail.begin(), tail.end());
 
-  nn::SyncBatchNorm sync(nn::SyncBatchNormOptions(C).momentum(momentum));
-  RefModule ref(nn::BatchNormOptions(C).momentum(momentum));
+  nn::SyncBatchNorm sync(nn::SyncBatchNormOptions(C).momentum(momentum).affine(affine));
+  RefModule ref(nn::BatchNormOptions(C).momentum(momentum).affine(affine));
   sync->to(dtype);
   ref->to(dtype);
   set_affine(*sync, C);
@@ -101,11 +105,13 @@ void parity(ScalarType dtype, std::vector<int64_t> tail, std::optional<double> m
     check_close(x.grad(), xr.grad().narrow(0, offset_of(g_rank), rows_of(g_rank)), tol,
                 what + ": input grad");
     // Weight and bias gradients are this rank's share (DDP sums them): their sum is BatchNorm's.
-    Tensor gw = sync->weight.grad().clone(), gb = sync->bias.grad().clone();
-    dist::all_reduce(gw);
-    dist::all_reduce(gb);
-    check_close(gw, ref->weight.grad(), tol * 10, what + ": weight grad summed over ranks");
-    check_close(gb, ref->bias.grad(), tol * 10, what + ": bias grad summed over ranks");
+    if (affine) {
+      Tensor gw = sync->weight.grad().clone(), gb = sync->bias.grad().clone();
+      dist::all_reduce(gw);
+      dist::all_reduce(gb);
+      check_close(gw, ref->weight.grad(), tol * 10, what + ": weight grad summed over ranks");
+      check_close(gb, ref->bias.grad(), tol * 10, what + ": bias grad summed over ranks");
+    }
     check_close(sync->running_mean, ref->running_mean, tol, what + ": running_mean");
     check_close(sync->running_var, ref->running_var, tol, what + ": running_var");
     check(sync->num_batches_tracked.template item<int64_t>() == step + 1, what + ": num_batches_tracked");
@@ -125,6 +131,10 @@ int run_parity() {
   parity<nn::BatchNorm2d>(ember::kDouble, {4, 5}, 0.1, 1e-11, "float64 (N,C,4,5)");
   parity<nn::BatchNorm1d>(ember::kFloat, {}, std::nullopt, 1e-5, "float32 (N,C) momentum=None");
   parity<nn::BatchNorm1d>(ember::kDouble, {7}, 0.3, 1e-11, "float64 (N,C,7)");
+  parity<nn::BatchNorm2d>(ember::kFloat, {2, 3}, 0.1, 1e-5, "float32 affine=False", /*affine=*/false);
+  g_rank0_empty = true;
+  parity<nn::BatchNorm2d>(ember::kDouble, {2, 3}, 0.1, 1e-11, "float64 rank 0 empty");
+  g_rank0_empty = false;
   dist::destroy_process_group();
   return g_failures == 0 ? 0 : 1;
 }
