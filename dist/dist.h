@@ -10,4 +10,5 @@
 #include "ember/dist/process_group_gloo.h"
 #include "ember/dist/process_group_nccl.h"
 #include "ember/dist/store.h"
+#include "ember/dist/sync_batch_norm.h"
 #include "ember/dist/tcp_store.h"
