@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ember/dist/distributed.h"
+#include "ember/dist/distributed_sampler.h"
 #include "ember/dist/file_store.h"
 #include "ember/dist/prefix_store.h"
 #include "ember/dist/process_group.h"
