@@ -10,8 +10,8 @@
 
 namespace ember::data::samplers {
 
-DistributedSampler::DistributedSampler(size_t size, int64_t num_replicas, int64_t rank, bool shuffle, uint64_t seed,
-                                       bool drop_last)
+DistributedSampler::DistributedSampler(size_t size, int64_t num_replicas, int64_t rank, bool shuffle,
+                                       uint64_t seed, bool drop_last)
     : size_(size),
       num_replicas_(num_replicas),
       rank_(rank),
@@ -19,8 +19,8 @@ DistributedSampler::DistributedSampler(size_t size, int64_t num_replicas, int64_
       seed_(seed),
       drop_last_(drop_last) {
   EMBER_CHECK(num_replicas >= 1, "DistributedSampler: num_replicas must be positive, got ", num_replicas);
-  EMBER_CHECK(rank >= 0 && rank < num_replicas, "Invalid rank ", rank, ", rank should be in the interval [0, ",
-              num_replicas - 1, "]");
+  EMBER_CHECK(rank >= 0 && rank < num_replicas, "Invalid rank ", rank,
+              ", rank should be in the interval [0, ", num_replicas - 1, "]");
   compute_num_samples();
   reset(std::nullopt);
 }
@@ -29,8 +29,10 @@ void DistributedSampler::compute_num_samples() {
   size_t n = size_, r = static_cast<size_t>(num_replicas_);
   // drop_last: the largest multiple of num_replicas that fits (ceil((n - r) / r) samples
   // each, as PyTorch computes it); otherwise pad up to the next multiple.
-  if (drop_last_ && n % r != 0) num_samples_ = n < r ? 0 : (n - r + r - 1) / r;
-  else num_samples_ = (n + r - 1) / r;
+  if (drop_last_ && n % r != 0)
+    num_samples_ = n < r ? 0 : (n - r + r - 1) / r;
+  else
+    num_samples_ = (n + r - 1) / r;
 }
 
 void DistributedSampler::reset(std::optional<size_t> new_size) {
@@ -47,7 +49,7 @@ void DistributedSampler::reset(std::optional<size_t> new_size) {
     std::iota(order.begin(), order.end(), size_t{0});
   }
   const size_t total = total_size();
-  if (order.size() < total) {  // pad by repeating from the start (cyclically if needed)
+  if (order.size() < total) {       // pad by repeating from the start (cyclically if needed)
     const size_t n = order.size();  // > 0: an empty dataset has total_size 0
     for (size_t i = 0; order.size() < total; ++i) order.push_back(order[i % n]);
   } else {

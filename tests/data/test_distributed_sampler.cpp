@@ -123,7 +123,8 @@ TEST_CASE("DistributedSampler: same seed and epoch, same order on every rank; se
 
 TEST_CASE("DistributedSampler: PyTorch's rank error") {
   check_error([] { DistributedSampler(10, 2, 3); }, "Invalid rank 3, rank should be in the interval [0, 1]");
-  check_error([] { DistributedSampler(10, 2, -1); }, "Invalid rank -1, rank should be in the interval [0, 1]");
+  check_error([] { DistributedSampler(10, 2, -1); },
+              "Invalid rank -1, rank should be in the interval [0, 1]");
 }
 
 TEST_CASE("DistributedSampler: through a DataLoader, each rank loads its part, a new order per epoch") {
