@@ -1,5 +1,5 @@
 // ember's distributed layer in one include (kept out of ember/ember.h, as libtorch keeps
-// c10d out of torch/torch.h): the rendezvous stores, process groups (gloo for CPU tensors)
+// c10d out of torch/torch.h): the rendezvous stores, process groups (gloo for CPU tensors),
 // torch.distributed's functions (init_process_group, all_reduce, ...), DistributedDataParallel
 // and the DistributedSampler factory.
 #pragma once
