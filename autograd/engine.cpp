@@ -16,10 +16,12 @@
 // it, or if it is the accumulator of a leaf that backward(inputs=...) should update.
 #include "ember/autograd/engine.h"
 
+#include <functional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ember/autograd/final_callback.h"
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/reduce.h"
@@ -44,7 +46,32 @@ struct GraphTask {
   std::unordered_map<Node*, TensorList> buffers;
   TensorList captured;
   std::vector<std::shared_ptr<Node>> hold;  // targets stay alive (their addresses are keys)
+  std::vector<std::function<void()>> final_callbacks;  // queue_callback's, run after the last node
 };
+
+/// The graph task running on this thread (a hook may start a nested backward; each pass
+/// runs its own callbacks).
+thread_local GraphTask* current_task = nullptr;
+
+class CurrentTaskGuard {
+ public:
+  explicit CurrentTaskGuard(GraphTask* t) : prev_(current_task) { current_task = t; }
+  ~CurrentTaskGuard() { current_task = prev_; }
+  CurrentTaskGuard(const CurrentTaskGuard&) = delete;
+  CurrentTaskGuard& operator=(const CurrentTaskGuard&) = delete;
+
+ private:
+  GraphTask* prev_;
+};
+
+/// Runs the queued callbacks in order; a callback may queue more (they run too).
+void run_final_callbacks(GraphTask& task) {
+  for (size_t i = 0; i < task.final_callbacks.size(); ++i) {
+    std::function<void()> cb = std::move(task.final_callbacks[i]);
+    cb();
+  }
+  task.final_callbacks.clear();
+}
 
 bool visits(const GraphTask& t, Node* n) { return !t.filtered || t.run.count(n) || t.targets.count(n); }
 bool applies(const GraphTask& t, Node* n) { return !t.filtered || t.run.count(n); }
@@ -192,12 +219,14 @@ void execute(GraphTask& task, const std::vector<Edge>& roots, const TensorList& 
     Tensor g = root_grads[i].dtype() == meta.dtype ? root_grads[i] : root_grads[i].to(meta.dtype);
     add_to_buffer(task, root_nodes[i], roots[i].input_nr, g);
   }
+  CurrentTaskGuard current(&task);
   ReadyQueue ready;
   std::unordered_set<Node*> queued;
   for (const Edge& r : roots)  // the nodes hold the whole graph alive while it runs
     if (task.deps[r.function.get()] == 0 && visits(task, r.function.get()) && queued.insert(r.function.get()).second)
       ready.push(r.function);
   while (!ready.empty()) evaluate(task, ready.pop(), ready);
+  run_final_callbacks(task);
 }
 
 /// The gradient edges and seed gradients of the tensors backward starts from
@@ -232,6 +261,11 @@ Edge target_edge(GraphTask& task, const Tensor& input) {
 }
 
 }  // namespace
+
+void queue_callback(std::function<void()> callback) {
+  EMBER_CHECK(current_task != nullptr, "Final callbacks can only be installed during backward pass.");
+  current_task->final_callbacks.push_back(std::move(callback));
+}
 
 void backward(const TensorList& tensors, const TensorList& grad_tensors, std::optional<bool> retain_graph,
               bool create_graph, const TensorList& inputs) {
