@@ -36,7 +36,7 @@ int main() {
   }
   double checksum = 0;
   for (const torch::Tensor& p : model->parameters()) checksum += p.sum().item<double>();
-  std::printf("rank %lld: loss %.6f -> %.6f, weights checksum %.9g\n", static_cast<long long>(rank), first_loss,
-              loss_value, checksum);
+  std::printf("rank %lld: loss %.6f -> %.6f, weights checksum %.9g\n", static_cast<long long>(rank),
+              first_loss, loss_value, checksum);
   dist::destroy_process_group();
 }

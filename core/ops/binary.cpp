@@ -559,20 +559,23 @@ Tensor fmod(const Tensor& a, const Scalar& b) {
 
 Tensor pow(const Tensor& a, const Tensor& b) {
   if (autocast::is_active()) [[unlikely]]
-    return autocast::call(PowTensor::kAutocast, [](const Tensor& x, const Tensor& y) { return pow(x, y); }, a, b);
+    return autocast::call(
+        PowTensor::kAutocast, [](const Tensor& x, const Tensor& y) { return pow(x, y); }, a, b);
   auto p = prepare(a, b);
   return run_op(PowTensor{}, {p.a, p.b}, p.out);
 }
 Tensor pow(const Tensor& a, const Scalar& b) {
   if (autocast::is_active()) [[unlikely]]
-    return autocast::call(PowScalar::kAutocast, [](const Tensor& x, const Scalar& y) { return pow(x, y); }, a, b);
+    return autocast::call(
+        PowScalar::kAutocast, [](const Tensor& x, const Scalar& y) { return pow(x, y); }, a, b);
   ScalarType t = result_type(a, b);
   check_int_pow(t, b);
   return run_op(PowScalar{b}, {a.to(t)}, OutSpec{DimVector(a.sizes()), t});
 }
 Tensor pow(const Scalar& a, const Tensor& b) {
   if (autocast::is_active()) [[unlikely]]
-    return autocast::call(PowTensor::kAutocast, [](const Scalar& x, const Tensor& y) { return pow(x, y); }, a, b);
+    return autocast::call(
+        PowTensor::kAutocast, [](const Scalar& x, const Tensor& y) { return pow(x, y); }, a, b);
   // The base becomes a 0-dim tensor; a gradient flows to the exponent only.
   auto p = prepare(wrap_scalar(a, result_type(a, b), b.device()), b);
   return run_op(PowTensor{true}, {p.a, p.b}, p.out);

@@ -4,13 +4,6 @@
 // unused parameters, and the model-mismatch errors; in-process: the bucket assignment, a
 // one-rank DDP, autograd's final callbacks, and distributed_sampler's defaults.
 #include <doctest/doctest.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -27,119 +20,21 @@
 #include "ember/dist/tcp_store.h"
 #include "ember/ember.h"
 #include "op_check.h"
-
-extern char** environ;
+#include "rank_processes.h"
 
 using namespace ember;
 using namespace ember::dist;
+using namespace ember::test::dist_ranks;
 using ember::test::check_error;
 
 namespace {
-
-std::string worker_path() {
-  if (const char* p = std::getenv("EMBER_DDP_WORKER")) return p;
-  std::vector<char> buf(4096);
-  ssize_t n = readlink("/proc/self/exe", buf.data(), buf.size() - 1);
-  REQUIRE(n > 0);
-  std::string self(buf.data(), static_cast<size_t>(n));
-  return self.substr(0, self.rfind('/') + 1) + "ember_ddp_worker";
-}
-
-int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-struct RankResult {
-  int exit_code = -1;  // -1: killed at the deadline
-  std::string stderr_text;
-};
-
-// Starts `world_size` ranks running `scenario` and waits up to `deadline`; ranks still
-// running then are killed (and reported as -1), so a test never hangs.
-std::vector<RankResult> run_ranks(const std::string& scenario, int world_size,
-                                  std::chrono::seconds deadline) {
-  const std::string exe = worker_path();
-  const int port = free_port();
-  std::vector<pid_t> pids;
-  std::vector<std::string> logs;
-  for (int r = 0; r < world_size; ++r) {
-    logs.push_back("/tmp/ember_ddp_test_" + std::to_string(getpid()) + "_" + std::to_string(r) + ".log");
-    std::vector<std::string> env{"RANK=" + std::to_string(r),
-                                 "WORLD_SIZE=" + std::to_string(world_size),
-                                 "LOCAL_RANK=" + std::to_string(r),
-                                 "MASTER_ADDR=127.0.0.1",
-                                 "MASTER_PORT=" + std::to_string(port),
-                                 "OMP_NUM_THREADS=1",
-                                 "GLOO_SOCKET_IFNAME=lo"};
-    for (char** e = environ; *e; ++e) {
-      std::string kv = *e;
-      if (kv.rfind("RANK=", 0) && kv.rfind("WORLD_SIZE=", 0) && kv.rfind("MASTER_", 0) &&
-          kv.rfind("LOCAL_RANK=", 0) && kv.rfind("OMP_NUM_THREADS=", 0) && kv.rfind("GLOO_SOCKET_IFNAME=", 0))
-        env.push_back(kv);
-    }
-    std::vector<char*> envp;
-    for (auto& kv : env) envp.push_back(kv.data());
-    envp.push_back(nullptr);
-    std::vector<std::string> args{exe, scenario};
-    std::vector<char*> argv{args[0].data(), args[1].data(), nullptr};
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, logs.back().c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    pid_t pid = -1;
-    int rc = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    REQUIRE_MESSAGE(rc == 0, "could not start ", exe);
-    pids.push_back(pid);
-  }
-  std::vector<RankResult> results(static_cast<size_t>(world_size));
-  std::vector<bool> done(static_cast<size_t>(world_size), false);
-  auto end = std::chrono::steady_clock::now() + deadline;
-  int remaining = world_size;
-  while (remaining > 0 && std::chrono::steady_clock::now() < end) {
-    for (size_t r = 0; r < pids.size(); ++r) {
-      int status = 0;
-      if (done[r] || waitpid(pids[r], &status, WNOHANG) != pids[r]) continue;
-      done[r] = true;
-      --remaining;
-      results[r].exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  for (size_t r = 0; r < pids.size(); ++r) {
-    if (!done[r]) {
-      kill(pids[r], SIGKILL);
-      waitpid(pids[r], nullptr, 0);
-    }
-    results[r].stderr_text = read_text(logs[r]);
-    std::remove(logs[r].c_str());
-  }
-  return results;
-}
 
 void run_and_expect_pass(const std::string& scenario) {
   if (!ProcessGroupGloo::is_available()) {
     MESSAGE("ember was built without gloo: skipped");
     return;
   }
-  auto results = run_ranks(scenario, 2, std::chrono::seconds(60));
+  auto results = run_ranks("ddp", scenario, 2, 2, std::chrono::seconds(60));
   for (size_t r = 0; r < results.size(); ++r) {
     INFO("scenario ", scenario, ", rank ", r, " stderr:\n", results[r].stderr_text);
     CHECK(results[r].exit_code == 0);

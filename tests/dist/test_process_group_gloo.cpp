@@ -2,17 +2,8 @@
 // program tests/dist/workers/gloo_worker.cpp, spawned with torchrun's environment), a peer
 // that never arrives and a peer that skips a collective (errors, not hangs), and bad input
 // raising on the calling thread, in-process on a one-rank group.
-//
-// The ranks are separate programs started with posix_spawn (exec), not fork: this test binary
-// already runs OpenMP and other threads, and a forked copy of it could deadlock.
+// The processes: tests/dist/rank_processes.h.
 #include <doctest/doctest.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -27,140 +18,11 @@
 #include "ember/dist/process_group_nccl.h"
 #include "ember/dist/tcp_store.h"
 #include "ember/ember.h"
-
-extern char** environ;
+#include "rank_processes.h"
 
 using namespace ember;
 using namespace ember::dist;
-
-namespace {
-
-// The worker program sits next to this test binary (EMBER_GLOO_WORKER overrides).
-std::string worker_path() {
-  if (const char* p = std::getenv("EMBER_GLOO_WORKER")) return p;
-  std::vector<char> buf(4096);
-  ssize_t n = readlink("/proc/self/exe", buf.data(), buf.size() - 1);
-  REQUIRE(n > 0);
-  std::string self(buf.data(), static_cast<size_t>(n));
-  return self.substr(0, self.rfind('/') + 1) + "ember_gloo_worker";
-}
-
-int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-struct RankResult {
-  int exit_code = -1;  // -1: killed at the deadline
-  std::string stderr_text;
-};
-
-// Starts ranks 0..started-1 of a world of `world_size` running `scenario`, and waits for all
-// of them up to `deadline`; ranks still running then are killed (and reported as -1).
-std::vector<RankResult> run_ranks(const std::string& scenario, int world_size, int started,
-                                  std::chrono::seconds deadline) {
-  const std::string exe = worker_path();
-  const int port = free_port();
-  std::vector<pid_t> pids;
-  std::vector<std::string> logs;
-  for (int r = 0; r < started; ++r) {
-    logs.push_back("/tmp/ember_gloo_test_" + std::to_string(getpid()) + "_" + std::to_string(r) + ".log");
-    std::vector<std::string> env{"RANK=" + std::to_string(r),
-                                 "WORLD_SIZE=" + std::to_string(world_size),
-                                 "LOCAL_RANK=" + std::to_string(r),
-                                 "MASTER_ADDR=127.0.0.1",
-                                 "MASTER_PORT=" + std::to_string(port),
-                                 "OMP_NUM_THREADS=1",
-                                 "GLOO_SOCKET_IFNAME=lo"};
-    for (char** e = environ; *e; ++e) {
-      std::string kv = *e;
-      if (kv.rfind("RANK=", 0) && kv.rfind("WORLD_SIZE=", 0) && kv.rfind("MASTER_", 0) &&
-          kv.rfind("LOCAL_RANK=", 0) && kv.rfind("OMP_NUM_THREADS=", 0) && kv.rfind("GLOO_SOCKET_IFNAME=", 0))
-        env.push_back(kv);
-    }
-    std::vector<char*> envp;
-    for (auto& kv : env) envp.push_back(kv.data());
-    envp.push_back(nullptr);
-    std::vector<std::string> args{exe, scenario};
-    std::vector<char*> argv{args[0].data(), args[1].data(), nullptr};
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, logs.back().c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    pid_t pid = -1;
-    int rc = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    REQUIRE_MESSAGE(rc == 0, "could not start ", exe);
-    pids.push_back(pid);
-  }
-  std::vector<RankResult> results(static_cast<size_t>(started));
-  std::vector<bool> done(static_cast<size_t>(started), false);
-  auto end = std::chrono::steady_clock::now() + deadline;
-  int remaining = started;
-  while (remaining > 0 && std::chrono::steady_clock::now() < end) {
-    for (int r = 0; r < started; ++r) {
-      if (done[static_cast<size_t>(r)]) continue;
-      int status = 0;
-      if (waitpid(pids[static_cast<size_t>(r)], &status, WNOHANG) == pids[static_cast<size_t>(r)]) {
-        done[static_cast<size_t>(r)] = true;
-        --remaining;
-        results[static_cast<size_t>(r)].exit_code =
-            WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  for (int r = 0; r < started; ++r) {
-    if (!done[static_cast<size_t>(r)]) {
-      kill(pids[static_cast<size_t>(r)], SIGKILL);
-      waitpid(pids[static_cast<size_t>(r)], nullptr, 0);
-    }
-    results[static_cast<size_t>(r)].stderr_text = read_file(logs[static_cast<size_t>(r)]);
-    std::remove(logs[static_cast<size_t>(r)].c_str());
-  }
-  return results;
-}
-
-void expect_all_passed(const std::vector<RankResult>& results) {
-  for (size_t r = 0; r < results.size(); ++r) {
-    INFO("rank ", r, " stderr:\n", results[r].stderr_text);
-    CHECK(results[r].exit_code == 0);
-  }
-}
-
-// A one-rank group in this process, for the checks that raise before any communication.
-intrusive_ptr<ProcessGroup> one_rank_group() {
-  auto store = std::make_shared<TCPStore>("127.0.0.1", 0, 1, true, std::chrono::seconds(5));
-  ProcessGroupGloo::Options options;
-  options.hostname = "127.0.0.1";
-  options.timeout = std::chrono::seconds(5);
-  return intrusive_ptr<ProcessGroup>(new ProcessGroupGloo(store, 0, 1, options));
-}
-
-}  // namespace
-
-// A build without libgloo-dev: the group cannot be made, and says why.
-static bool skip_without_gloo() {
-  if (ProcessGroupGloo::is_available()) return false;
-  MESSAGE("ember was built without gloo: skipped");
-  return true;
-}
+using namespace ember::test::dist_ranks;
 
 TEST_CASE("ProcessGroupGloo: without gloo, creating the group raises torch.distributed's error") {
   if (ProcessGroupGloo::is_available()) return;
@@ -173,20 +35,20 @@ TEST_CASE("ProcessGroupGloo: every collective, dtype, async Work and new_group o
   if (skip_without_gloo()) return;
   for (int world_size : {2, 4}) {
     CAPTURE(world_size);
-    expect_all_passed(run_ranks("collectives", world_size, world_size, std::chrono::seconds(30)));
+    expect_all_passed(run_ranks("gloo", "collectives", world_size, world_size, std::chrono::seconds(30)));
   }
 }
 
 TEST_CASE("ProcessGroupGloo: a peer that skips a collective makes the Work raise after the timeout") {
   if (skip_without_gloo()) return;
-  auto results = run_ranks("collective_timeout", 2, 2, std::chrono::seconds(15));
+  auto results = run_ranks("gloo", "collective_timeout", 2, 2, std::chrono::seconds(15));
   expect_all_passed(results);
   CHECK(results[0].stderr_text.find("allreduce raised") != std::string::npos);
 }
 
 TEST_CASE("ProcessGroupGloo: a peer that never joins makes init_process_group raise, not hang") {
   if (skip_without_gloo()) return;
-  auto results = run_ranks("no_peer", 2, 1, std::chrono::seconds(15));
+  auto results = run_ranks("gloo", "no_peer", 2, 1, std::chrono::seconds(15));
   expect_all_passed(results);
 }
 
@@ -275,8 +137,8 @@ TEST_CASE("init_process_group: file:// rendezvous, the default group's API, and 
       "Default process group has not been initialized, please make sure to call init_process_group.",
       ember::Error);
   if (!ProcessGroupNCCL::is_available())  // with NCCL: tests/dist/test_nccl_plan.cpp
-    CHECK_THROWS_WITH_AS(init_process_group("nccl", "env://"), "Distributed package doesn't have NCCL built in",
-                         ember::Error);
+    CHECK_THROWS_WITH_AS(init_process_group("nccl", "env://"),
+                         "Distributed package doesn't have NCCL built in", ember::Error);
   std::string path = "/tmp/ember_gloo_file_store_" + std::to_string(getpid());
   std::remove(path.c_str());
   CHECK_THROWS_WITH_AS(

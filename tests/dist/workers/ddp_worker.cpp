@@ -13,22 +13,15 @@
 #include "ember/dist/distributed.h"
 #include "ember/dist/distributed_data_parallel.h"
 #include "ember/ember.h"
+#include "worker_main.h"
 
 namespace dist = ember::dist;
 namespace F = ember::nn::functional;
 using ember::Tensor;
 
+using namespace ember::test::worker;
+
 namespace {
-
-int g_rank = -1;
-int g_size = -1;
-int g_failures = 0;
-
-void check(bool ok, const std::string& what) {
-  if (ok) return;
-  ++g_failures;
-  std::cerr << "rank " << g_rank << ": FAILED: " << what << std::endl;
-}
 
 /// A small MLP with a buffer, an optional unused layer, and a branch some ranks skip.
 struct NetImpl : ember::nn::Module {
@@ -262,28 +255,15 @@ int run_mismatch_shape() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* rank = std::getenv("RANK");
-  const char* size = std::getenv("WORLD_SIZE");
-  if (argc != 2 || !rank || !size) {
-    std::cerr << "usage: RANK=r WORLD_SIZE=n MASTER_ADDR=a MASTER_PORT=p ember_ddp_worker "
-                 "train|train_buckets|no_sync|unused|unused_without_flag|mismatch_count|mismatch_shape\n";
-    return 2;
-  }
-  g_rank = std::atoi(rank);
-  g_size = std::atoi(size);
-  std::string scenario = argv[1];
-  try {
-    if (scenario == "train") return run_train(std::nullopt);
-    if (scenario == "train_buckets") return run_train(1e-6);  // 1 byte: one parameter per bucket
-    if (scenario == "no_sync") return run_no_sync();
-    if (scenario == "unused") return run_unused();
-    if (scenario == "unused_without_flag") return run_unused_without_flag();
-    if (scenario == "mismatch_count") return run_mismatch_count();
-    if (scenario == "mismatch_shape") return run_mismatch_shape();
-  } catch (const std::exception& e) {
-    std::cerr << "rank " << g_rank << ": FAILED with an exception: " << e.what() << std::endl;
-    return 1;
-  }
-  std::cerr << "unknown scenario " << scenario << "\n";
-  return 2;
+  return run_scenario(
+      argc, argv, "ember_ddp_worker",
+      {
+          {"train", [] { return run_train(std::nullopt); }},
+          {"train_buckets", [] { return run_train(1e-6); }},  // 1 byte: one parameter per bucket
+          {"no_sync", [] { return run_no_sync(); }},
+          {"unused", [] { return run_unused(); }},
+          {"unused_without_flag", [] { return run_unused_without_flag(); }},
+          {"mismatch_count", [] { return run_mismatch_count(); }},
+          {"mismatch_shape", [] { return run_mismatch_shape(); }},
+      });
 }

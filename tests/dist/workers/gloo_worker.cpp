@@ -14,23 +14,16 @@
 #include "ember/dist/distributed.h"
 #include "ember/dist/process_group_gloo.h"
 #include "ember/ember.h"
+#include "worker_main.h"
 
 namespace dist = ember::dist;
 using dist::ReduceOp;
 using ember::ScalarType;
 using ember::Tensor;
 
+using namespace ember::test::worker;
+
 namespace {
-
-int g_rank = -1;
-int g_size = -1;
-int g_failures = 0;
-
-void check(bool ok, const std::string& what) {
-  if (ok) return;
-  ++g_failures;
-  std::cerr << "rank " << g_rank << ": FAILED: " << what << std::endl;
-}
 
 // Rank r's input: small integers, exact in every dtype and in their sums over 4 ranks.
 // For PRODUCT the values are 1 or 2 so that 4 ranks stay within int8.
@@ -263,24 +256,10 @@ int run_no_peer() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* rank = std::getenv("RANK");
-  const char* size = std::getenv("WORLD_SIZE");
-  if (argc != 2 || !rank || !size) {
-    std::cerr << "usage: RANK=r WORLD_SIZE=n MASTER_ADDR=a MASTER_PORT=p ember_gloo_worker "
-                 "collectives|collective_timeout|no_peer\n";
-    return 2;
-  }
-  g_rank = std::atoi(rank);
-  g_size = std::atoi(size);
-  std::string scenario = argv[1];
-  try {
-    if (scenario == "collectives") return run_collectives();
-    if (scenario == "collective_timeout") return run_collective_timeout();
-    if (scenario == "no_peer") return run_no_peer();
-  } catch (const std::exception& e) {
-    std::cerr << "rank " << g_rank << ": FAILED with an exception: " << e.what() << std::endl;
-    return 1;
-  }
-  std::cerr << "unknown scenario " << scenario << "\n";
-  return 2;
+  return run_scenario(argc, argv, "ember_gloo_worker",
+                      {
+                          {"collectives", [] { return run_collectives(); }},
+                          {"collective_timeout", [] { return run_collective_timeout(); }},
+                          {"no_peer", [] { return run_no_peer(); }},
+                      });
 }

@@ -15,23 +15,16 @@
 #include "ember/dist/distributed.h"
 #include "ember/dist/sync_batch_norm.h"
 #include "ember/ember.h"
+#include "worker_main.h"
 
 namespace dist = ember::dist;
 namespace nn = ember::nn;
 using ember::ScalarType;
 using ember::Tensor;
 
+using namespace ember::test::worker;
+
 namespace {
-
-int g_rank = -1;
-int g_size = -1;
-int g_failures = 0;
-
-void check(bool ok, const std::string& what) {
-  if (ok) return;
-  ++g_failures;
-  std::cerr << "rank " << g_rank << ": FAILED: " << what << std::endl;
-}
 
 double max_diff(const Tensor& a, const Tensor& b) {
   if (a.sizes() != b.sizes()) return 1e30;
@@ -196,23 +189,9 @@ int run_convert() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* rank = std::getenv("RANK");
-  const char* size = std::getenv("WORLD_SIZE");
-  if (argc != 2 || !rank || !size) {
-    std::cerr
-        << "usage: RANK=r WORLD_SIZE=n MASTER_ADDR=a MASTER_PORT=p ember_sync_bn_worker parity|convert\n";
-    return 2;
-  }
-  g_rank = std::atoi(rank);
-  g_size = std::atoi(size);
-  std::string scenario = argv[1];
-  try {
-    if (scenario == "parity") return run_parity();
-    if (scenario == "convert") return run_convert();
-  } catch (const std::exception& e) {
-    std::cerr << "rank " << g_rank << ": FAILED with an exception: " << e.what() << std::endl;
-    return 1;
-  }
-  std::cerr << "unknown scenario " << scenario << "\n";
-  return 2;
+  return run_scenario(argc, argv, "ember_sync_bn_worker",
+                      {
+                          {"parity", [] { return run_parity(); }},
+                          {"convert", [] { return run_convert(); }},
+                      });
 }
