@@ -207,10 +207,14 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
     {
       NoGradGuard no_grad;
       Tensor dst = slot(index);
-      if (zero)
+      if (zero) {
         dst.zero_();
-      else
-        dst.copy_(params_[index].grad().reshape({-1}) / static_cast<double>(group_->size()));
+      } else {
+        // In place, without a temporary: the division is one of the few passes over the
+        // gradients DDP adds to a step, and x / 1 is x.
+        dst.copy_(params_[index].grad().reshape({-1}));
+        if (group_->size() > 1) dst.div_(static_cast<double>(group_->size()));
+      }
     }
     Bucket& b = buckets_[locator_[index].first];
     --b.pending;
