@@ -21,11 +21,10 @@ Tensor feature_noise(const Tensor& input) {
   return empty(sizes, input.options());
 }
 
-/// 1 / q as PyTorch's noise.div_(q) gives it: the scalar q stays in opmath (float for Half
-/// and BFloat16, not rounded to the dtype first), and the quotient is rounded once.
+/// 1 / q as PyTorch's noise.div_(q) gives it in dtype t (div_ by a Scalar keeps q in opmath
+/// for Half and BFloat16 and rounds the quotient once); computed on the CPU, no device sync.
 double inverse_in_dtype(ScalarType t, double q) {
-  const ScalarType opmath = t == kHalf || t == kBFloat16 ? kFloat : t;
-  return ones({}, opmath).div_(q).to(t).item<double>();
+  return ones({}, TensorOptions().dtype(t)).div_(q).item<double>();
 }
 
 /// input * noise (+ b for alpha dropout), in place or not.
