@@ -10,6 +10,7 @@
 //   build/examples/fashion_mnist --eval runs/fashion_mnist/best_model.safetensors
 //   build/examples/fashion_mnist --device cuda        # the same job on the GPU
 //   build/examples/fashion_mnist --device cuda --amp fp16   # mixed precision (also bf16; CPU too)
+//   build/ember-run --nproc-per-node 2 --standalone build/examples/fashion_mnist --dist gloo
 //
 // On CUDA the loader pins its batches and the copies to the device are asynchronous; when a
 // training step runs out of device memory the trainer halves its batch size, empties the
@@ -20,6 +21,14 @@
 // weights stay float32; autocast casts them per op), backward runs outside it; fp16 adds a
 // GradScaler (scale the loss, unscale and skip overflowing steps, adapt the scale), bf16 has
 // float32's range and needs none. Evaluation runs under the same autocast.
+//
+// --dist gloo|nccl trains data-parallel under ember-run (or torchrun), one process per CPU
+// share or per GPU (examples/data_parallel.h): the model in DistributedDataParallel, each rank
+// on its own shard of the training split (DistributedSampler, reshuffled per epoch), and
+// --batch-size per process, as in PyTorch. Every rank seeds the same way, so they hold the same
+// split and the same dropout stream; only rank 0 evaluates, logs and writes files, and the
+// others take its validation score so they stop at the same epoch. With the launcher's
+// --max-restarts, `--resume auto` continues a restarted group from the newest checkpoint.
 //
 // Data: the IDX files (plain or .gz) of the Debian package dataset-fashion-mnist, installed
 // by scripts/setup.sh under /usr/share/datasets/fashion-mnist.
@@ -38,6 +47,7 @@
 
 #include <ember/ember.h>
 
+#include "data_parallel.h"
 #include "oom_retry.h"
 #include "training_log.h"
 
@@ -66,6 +76,7 @@ struct Options {
   std::string out_dir = "runs/fashion_mnist";
   std::string device = "cpu";
   std::string amp = "off";    // mixed precision: off, bf16 or fp16
+  std::string dist = "off";   // data parallelism: off, gloo or nccl
   std::string resume, eval;
 };
 
@@ -86,7 +97,10 @@ struct Options {
       "  --device cpu|cuda    (default cpu)\n"
       "  --amp off|bf16|fp16  mixed precision: autocast to bfloat16 or float16 (fp16 with a GradScaler);\n"
       "                       default off (float32)\n"
-      "  --resume PATH        continue from a checkpoint_epochN.safetensors\n"
+      "  --dist off|gloo|nccl data-parallel training under ember-run / torchrun (default off);\n"
+      "                       --batch-size is per process; nccl: one process per GPU\n"
+      "  --resume PATH|auto   continue from a checkpoint_epochN.safetensors (auto: the newest in\n"
+      "                       --out-dir, if any — what a group restarted by ember-run wants)\n"
       "  --eval PATH          only evaluate saved weights (best_model.safetensors) on the test set\n"
       "  --limit-train N, --limit-test N   use the first N images only (quick runs)\n"
       "  --stop-after N       end the run after epoch N, as an interruption would\n");
@@ -117,6 +131,7 @@ Options parse_args(int argc, char** argv) {
       else if (a == "--out-dir") o.out_dir = v;
       else if (a == "--device") o.device = v;
       else if (a == "--amp") o.amp = v;
+      else if (a == "--dist") o.dist = v;
       else if (a == "--resume") o.resume = v;
       else if (a == "--eval") o.eval = v;
       else if (a == "--limit-train") o.limit_train = std::stoll(v);
@@ -137,6 +152,10 @@ Options parse_args(int argc, char** argv) {
   }
   if (o.amp != "off" && o.amp != "bf16" && o.amp != "fp16") {
     std::fprintf(stderr, "fashion_mnist: --amp must be off, bf16 or fp16, got %s\n", o.amp.c_str());
+    usage(2);
+  }
+  if (o.dist != "off" && o.dist != "gloo" && o.dist != "nccl") {
+    std::fprintf(stderr, "fashion_mnist: --dist must be off, gloo or nccl, got %s\n", o.dist.c_str());
     usage(2);
   }
   if (o.epochs < 1 || o.batch_size < 1 || o.workers < 0 || !(o.lr > 0)) {
@@ -164,21 +183,25 @@ struct CnnImpl : nn::Module {
 };
 EMBER_MODULE(Cnn);
 
-/// The network as the trainer needs it: a module (parameters, state dict, train/eval) and
-/// its forward.
+/// The network as the trainer needs it: a module (parameters, state dict, train/eval), its
+/// forward, and the forward training steps call (through DistributedDataParallel under
+/// --dist; the plain forward otherwise).
 struct Model {
   std::shared_ptr<nn::Module> module;
   std::function<torch::Tensor(const torch::Tensor&)> forward;
+  std::function<torch::Tensor(const torch::Tensor&)> train_forward = forward;
 };
 
 Model make_model(const std::string& kind) {
   if (kind == "mlp") {
     nn::Sequential mlp(nn::Flatten(), nn::Linear(784, 256), nn::ReLU(), nn::Dropout(0.2), nn::Linear(256, 128),
                        nn::ReLU(), nn::Linear(128, 10));
-    return {mlp.ptr(), [mlp](const torch::Tensor& x) mutable { return mlp->forward(x); }};
+    auto forward = [mlp](const torch::Tensor& x) mutable { return mlp->forward(x); };
+    return {mlp.ptr(), forward, forward};
   }
   Cnn cnn;
-  return {cnn.ptr(), [cnn](const torch::Tensor& x) mutable { return cnn->forward(x); }};
+  auto forward = [cnn](const torch::Tensor& x) mutable { return cnn->forward(x); };
+  return {cnn.ptr(), forward, forward};
 }
 
 // ---- data -----------------------------------------------------------------------------------
@@ -260,6 +283,7 @@ Score evaluate(Model& model, const Split& data, torch::Device device, const AmpM
 
 struct Trainer {
   Options o;
+  trainer::DataParallel& dp;
   torch::Device device;
   Model model;
   std::unique_ptr<torch::optim::AdamW> optimizer;
@@ -292,13 +316,18 @@ StepResult accumulate_gradients(Trainer& t, const torch::Tensor& images, const t
   const int64_t n = images.size(0);
   StepResult r;
   t.optimizer->zero_grad();
-  for (auto [start, len] : trainer::micro_batches(n, batch_size)) {
+  const auto pieces = trainer::micro_batches(n, batch_size);
+  for (size_t piece = 0; piece < pieces.size(); ++piece) {
+    auto [start, len] = pieces[piece];
+    // Under --dist, gradients are averaged across ranks once per batch: in the last piece's
+    // backward (DDP's no_sync for the others).
+    auto no_sync = piece + 1 < pieces.size() ? t.dp.no_sync() : nullptr;
     torch::Tensor x = images.narrow(0, start, len).to(t.device, non_blocking);
     torch::Tensor y = labels.narrow(0, start, len).to(t.device, non_blocking);
     torch::Tensor out, loss;
     {
       torch::AutocastGuard autocast(t.device.type(), t.amp.dtype, t.amp.enabled());
-      out = t.model.forward(x);
+      out = t.model.train_forward(x);
       loss = F::cross_entropy(out, y);  // float32 under autocast (nll_loss is on the float32 list)
     }
     double l = loss.item<double>();
@@ -327,18 +356,33 @@ bool optimizer_step(Trainer& t) {
 }
 
 /// One pass over the training split; returns its metrics (val_* filled in by the caller).
+/// The examples one rank trains on per epoch: the whole split, or its DistributedSampler shard.
+int64_t examples_per_rank(const Trainer& t, int64_t train_size) {
+  auto sampler = t.dp.sampler(train_size, t.o.seed);
+  return sampler ? static_cast<int64_t>(sampler->num_samples()) : train_size;
+}
+
+/// One pass over the training split (this rank's shard of it under --dist); returns its
+/// metrics summed over the ranks (val_* filled in by the caller).
 trainer::EpochMetrics train_epoch(Trainer& t, const Split& train, int epoch) {
+  auto options = torch::data::DataLoaderOptions()
+                     .batch_size(t.o.batch_size)
+                     .drop_last(true)
+                     .workers(t.o.workers)
+                     .seed(t.o.seed + static_cast<uint64_t>(epoch))
+                     .pin_memory(t.device.is_cuda());
+  auto sampler = t.dp.sampler(train.size(), t.o.seed);
+  if (sampler)
+    options.sampler(sampler);
+  else
+    options.shuffle(true);
   auto loader = torch::data::make_data_loader(
       torch::data::datasets::TensorDataset(train.images, train.labels).map(torch::data::transforms::Stack<>()),
-      torch::data::DataLoaderOptions()
-          .batch_size(t.o.batch_size)
-          .shuffle(true)
-          .drop_last(true)
-          .workers(t.o.workers)
-          .seed(t.o.seed + static_cast<uint64_t>(epoch))
-          .pin_memory(t.device.is_cuda()));
-  int64_t batches = train.size() / t.o.batch_size;
-  trainer::ProgressBar bar(epoch, t.o.epochs, batches);
+      options);
+  // The loader hands its epoch to the sampler: a new order every epoch, the same on every rank.
+  if (sampler) loader->set_epoch(static_cast<uint64_t>(epoch));
+  int64_t batches = examples_per_rank(t, train.size()) / t.o.batch_size;
+  trainer::ProgressBar bar(epoch, t.o.epochs, batches, t.dp.is_main());
   auto start = std::chrono::steady_clock::now();
   t.model.module->train();
   double loss_sum = 0;
@@ -365,12 +409,16 @@ trainer::EpochMetrics train_epoch(Trainer& t, const Split& train, int epoch) {
     bar.update(++done, seen, loss_sum / seen);
   }
   bar.finish();
+  std::vector<double> totals{loss_sum, static_cast<double>(correct), static_cast<double>(seen),
+                             static_cast<double>(skipped)};
+  t.dp.sum(totals);  // the whole epoch's numbers, over every rank's shard
+  loss_sum = totals[0], correct = static_cast<int64_t>(totals[1]), seen = static_cast<int64_t>(totals[2]);
   trainer::EpochMetrics m;
   m.epoch = epoch;
   m.train_loss = loss_sum / std::max<int64_t>(seen, 1);
   m.train_acc = static_cast<double>(correct) / std::max<int64_t>(seen, 1);
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (t.amp.scaled())
+  if (t.amp.scaled() && t.dp.is_main())
     std::printf("  GradScaler: scale %g after the epoch, %lld of %lld steps skipped (inf/NaN gradients)\n",
                 t.scaler->get_scale(), static_cast<long long>(skipped), static_cast<long long>(done));
   return m;
@@ -394,7 +442,34 @@ void save_checkpoint(Trainer& t, int epoch) {
     torch::optim::save_checkpoint(path, *t.model.module, *t.optimizer, *t.scheduler, info);
 }
 
+/// The newest checkpoint_epochN.safetensors in --out-dir ("" when there is none).
+std::string newest_checkpoint(const Options& o) {
+  std::string best;
+  int best_epoch = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(o.out_dir, ec)) {
+    int epoch = 0;
+    char tail = 0;
+    const std::string name = entry.path().filename().string();
+    if (std::sscanf(name.c_str(), "checkpoint_epoch%d.safetensor%c", &epoch, &tail) == 2 && tail == 's' &&
+        name == "checkpoint_epoch" + std::to_string(epoch) + ".safetensors" && epoch > best_epoch) {
+      best_epoch = epoch;
+      best = entry.path().string();
+    }
+  }
+  return best;
+}
+
 void resume(Trainer& t) {
+  if (t.o.resume == "auto") {
+    // A group the launcher restarted continues where the last checkpoint left it; the first
+    // start of the run finds none and begins at epoch 1.
+    t.o.resume = newest_checkpoint(t.o);
+    if (t.o.resume.empty()) {
+      if (t.dp.is_main()) std::printf("--resume auto: no checkpoint in %s yet, starting the run\n", t.o.out_dir.c_str());
+      return;
+    }
+  }
   // The architecture must match before the weights are read into it.
   auto saved = torch::optim::load_checkpoint_info(t.o.resume).metadata();
   if (saved.count("model") && saved.at("model") != t.o.model)
@@ -425,7 +500,8 @@ void resume(Trainer& t) {
         m.epoch < t.start_epoch)
       t.history.push_back(m);
   }
-  std::printf("resumed from %s: epoch %d done, best validation accuracy %.2f%%\n", t.o.resume.c_str(),
+  if (t.dp.is_main())
+    std::printf("resumed from %s: epoch %d done, best validation accuracy %.2f%%\n", t.o.resume.c_str(),
               t.start_epoch - 1, 100 * t.best_val);
 }
 
@@ -442,16 +518,18 @@ int run_eval(const Options& o, torch::Device device) {
   return 0;
 }
 
-int run_training(const Options& o, torch::Device device) {
+int run_training(const Options& o, trainer::DataParallel& dp, torch::Device device) {
   fs::create_directories(o.out_dir);
   Split all = load_split(o, /*train=*/true);
   Split test = load_split(o, /*train=*/false);
-  torch::manual_seed(o.seed);
+  torch::manual_seed(o.seed);  // on every rank: the same split, weights and dropout stream
   auto [train, val] = train_validation_split(all, o);
-  Trainer t{o, device, make_model(o.model), nullptr, nullptr, {}, nullptr, o.batch_size};
+  Trainer t{o, dp, device, make_model(o.model), nullptr, nullptr, {}, nullptr, o.batch_size};
   t.model.module->to(device);
-  int64_t steps_per_epoch = train.size() / o.batch_size;
-  if (steps_per_epoch < 1) throw std::runtime_error("--batch-size is larger than the training split");
+  int64_t steps_per_epoch = examples_per_rank(t, train.size()) / o.batch_size;
+  if (steps_per_epoch < 1)
+    throw std::runtime_error("--batch-size is larger than the training split" +
+                             std::string(dp.enabled() ? " (this rank's share of it)" : ""));
 
   t.optimizer = std::make_unique<torch::optim::AdamW>(t.model.module->parameters(),
                                                       torch::optim::AdamWOptions(o.lr).weight_decay(o.weight_decay));
@@ -462,44 +540,66 @@ int run_training(const Options& o, torch::Device device) {
   t.scaler = std::make_unique<torch::amp::GradScaler>(device.is_cuda() ? "cuda" : "cpu",
                                                       torch::amp::GradScalerOptions().enabled(t.amp.scaled()));
   if (!o.resume.empty()) resume(t);
+  // After resuming (every rank read the same file): DDP's construction broadcasts rank 0's
+  // parameters and buffers and checks that every rank's parameters have the same shapes.
+  t.model.train_forward = dp.wrap(t.model.module, t.model.forward);
 
-  std::printf("%s on %s, %s: %lld train / %lld validation / %lld test images, %lld parameters, %d epochs\n",
-              o.model.c_str(), device.str().c_str(), t.amp.describe().c_str(), static_cast<long long>(train.size()),
-              static_cast<long long>(val.size()), static_cast<long long>(test.size()),
-              static_cast<long long>(nn::utils::parameters_to_vector(t.model.module->parameters()).numel()), o.epochs);
+  if (dp.is_main())
+    std::printf("%s on %s, %s: %lld train / %lld validation / %lld test images, %lld parameters, %d epochs%s\n",
+                o.model.c_str(), device.str().c_str(), t.amp.describe().c_str(),
+                static_cast<long long>(train.size()), static_cast<long long>(val.size()),
+                static_cast<long long>(test.size()),
+                static_cast<long long>(nn::utils::parameters_to_vector(t.model.module->parameters()).numel()),
+                o.epochs,
+                dp.enabled() ? (", data-parallel over " + std::to_string(dp.world_size()) + " ranks (" + o.dist +
+                                "), batch " + std::to_string(o.batch_size) + " per rank")
+                                   .c_str()
+                             : "");
   const std::string best_path = (fs::path(o.out_dir) / "best_model.safetensors").string();
   for (int epoch = t.start_epoch; epoch <= o.epochs; ++epoch) {
     trainer::EpochMetrics m = train_epoch(t, train, epoch);
     double lr = t.scheduler->get_last_lr().front();  // where the schedule ended this epoch
-    Score v = evaluate(t.model, val, device, t.amp);
+    // Rank 0 scores the epoch and every rank takes its numbers: the ranks hold the same
+    // weights, and agree on the best epoch and on stopping.
+    Score v;
+    if (dp.is_main()) v = evaluate(t.model, val, device, t.amp);
+    std::vector<double> score{v.loss, v.accuracy};
+    dp.from_rank0(score);
+    v = {score[0], score[1]};
     m.val_loss = v.loss, m.val_acc = v.accuracy, m.lr = lr;
     t.history.push_back(m);
     bool better = v.accuracy > t.best_val;
     if (better) {
       t.best_val = v.accuracy;
       t.epochs_since_best = 0;
-      torch::save_file(t.model.module->state_dict(), best_path);
+      if (dp.is_main()) torch::save_file(t.model.module->state_dict(), best_path);
     } else {
       ++t.epochs_since_best;
     }
-    std::printf("epoch %d/%d | train loss %.4f acc %.2f%% | val loss %.4f acc %.2f%%%s | lr %.2e | %.1f s\n", epoch,
-                o.epochs, m.train_loss, 100 * m.train_acc, m.val_loss, 100 * m.val_acc, better ? " *" : "", lr,
-                m.seconds);
-    std::fflush(stdout);
-    save_checkpoint(t, epoch);
-    trainer::write_metrics_csv((fs::path(o.out_dir) / "metrics.csv").string(), t.history);
-    trainer::write_metrics_svg((fs::path(o.out_dir) / "metrics.svg").string(), t.history);
+    if (dp.is_main()) {
+      std::printf("epoch %d/%d | train loss %.4f acc %.2f%% | val loss %.4f acc %.2f%%%s | lr %.2e | %.1f s\n",
+                  epoch, o.epochs, m.train_loss, 100 * m.train_acc, m.val_loss, 100 * m.val_acc, better ? " *" : "",
+                  lr, m.seconds);
+      std::fflush(stdout);
+      save_checkpoint(t, epoch);
+      trainer::write_metrics_csv((fs::path(o.out_dir) / "metrics.csv").string(), t.history);
+      trainer::write_metrics_svg((fs::path(o.out_dir) / "metrics.svg").string(), t.history);
+    }
     if (epoch == o.stop_after) break;
     if (t.epochs_since_best >= o.patience && epoch < o.epochs) {
-      std::printf("stopping early: validation accuracy has not improved for %d epochs\n", o.patience);
+      if (dp.is_main()) std::printf("stopping early: validation accuracy has not improved for %d epochs\n", o.patience);
       break;
     }
   }
-  // Test the best model seen, not the last one.
-  t.model.module->load_state_dict(torch::load_file(best_path));
-  Score s = evaluate(t.model, test, device, t.amp);
-  std::printf("test accuracy %.2f%% (loss %.4f), best validation accuracy %.2f%%; run folder %s\n", 100 * s.accuracy,
-              s.loss, 100 * t.best_val, o.out_dir.c_str());
+  // Test the best model seen, not the last one (rank 0; the others wait for it at the
+  // barrier, so no rank leaves the group while another still needs the store rank 0 hosts).
+  if (dp.is_main()) {
+    t.model.module->load_state_dict(torch::load_file(best_path));
+    Score s = evaluate(t.model, test, device, t.amp);
+    std::printf("test accuracy %.2f%% (loss %.4f), best validation accuracy %.2f%%; run folder %s\n",
+                100 * s.accuracy, s.loss, 100 * t.best_val, o.out_dir.c_str());
+  }
+  dp.barrier();
   return 0;
 }
 
@@ -507,10 +607,21 @@ int main(int argc, char** argv) {
   Options o = parse_args(argc, argv);
   try {
     if (o.threads > 0) torch::set_num_threads(o.threads);
-    torch::Device device(o.device);
+    if (!o.eval.empty()) {
+      torch::Device device(o.device);
+      if (device.is_cuda() && !torch::cuda::is_available())
+        throw std::runtime_error("--device " + o.device + ": no CUDA device is available");
+      return run_eval(o, device);
+    }
+    if (o.dist == "gloo" && torch::Device(o.device).is_cuda())
+      throw std::runtime_error("--dist gloo trains on the CPU; use --dist nccl for GPUs");
+    if (o.dist == "nccl" && !torch::cuda::is_available())
+      throw std::runtime_error("--dist nccl: no CUDA device is available");
+    trainer::DataParallel dp(o.dist);  // joins the group: blocks until every rank is there
+    torch::Device device = dp.device(torch::Device(o.device));
     if (device.is_cuda() && !torch::cuda::is_available())
       throw std::runtime_error("--device " + o.device + ": no CUDA device is available");
-    return o.eval.empty() ? run_training(o, device) : run_eval(o, device);
+    return run_training(o, dp, device);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fashion_mnist: %s\n", e.what());
     return 1;

@@ -26,9 +26,10 @@ struct EpochMetrics {
 /// per-epoch lines.
 class ProgressBar {
  public:
-  ProgressBar(int epoch, int epochs, int64_t batches)
+  /// Draws only on a terminal, and only when `show` (rank 0 of a data-parallel run).
+  ProgressBar(int epoch, int epochs, int64_t batches, bool show = true)
       : epoch_(epoch), epochs_(epochs), batches_(batches), start_(Clock::now()),
-        enabled_(isatty(fileno(stderr)) != 0) {}
+        enabled_(show && isatty(fileno(stderr)) != 0) {}
 
   void update(int64_t batches_done, int64_t samples_done, double running_loss) {
     if (!enabled_) return;

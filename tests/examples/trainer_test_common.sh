@@ -1,4 +1,4 @@
-# Sourced by the trainer's test scripts (fashion_mnist_smoke.sh, fashion_mnist_amp.sh): the
+# Sourced by the trainer's test scripts (fashion_mnist_smoke.sh, _amp.sh, _dist.sh): the
 # data check (exit 77, ctest's skip, without Fashion-MNIST), a scratch folder removed on exit,
 # and the helpers both use.
 data=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
