@@ -349,7 +349,7 @@ build_stage() {  # build_stage NAME LOG MAX_SECONDS targets...
 if [ $configured = 1 ]; then
   if [ -n "$nvcc" ]; then
     cuda_targets=()
-    for t in ember ember_cuda_tests bench_cuda fashion_mnist; do
+    for t in ember ember_cuda_tests bench_cuda fashion_mnist ember-run; do
       ninja -C "$build_dir" -t query "$t" >/dev/null 2>&1 && cuda_targets+=("$t")
     done
     build_stage "build (CUDA targets)" "$logs/build_cuda.log" 330 "${cuda_targets[@]}"
@@ -558,7 +558,42 @@ for amp in fp16 bf16; do
   record "$name" "$status" "$run_secs" "$note"
 done
 
-# ---- stage 12: the CUDA tests under compute-sanitizer memcheck (last: it takes what is left) --
+# ---- stage 12: DistributedDataParallel over NCCL, one GPU (world size 1) --------------------
+# The trainer under the launcher with --dist nccl: ProcessGroupNCCL's unique-id exchange
+# through the store, its stream ordered against the compute stream, DDP's bucket allreduces
+# on it, for a short epoch; the test accuracy must be within 2 points of the plain GPU epoch's
+# (a 10000-image subset: fewer steps, so a lower accuracy than stage 8's; compared with a run
+# on the same subset without --dist).
+section "DistributedDataParallel over NCCL on one GPU (ember-run --nproc-per-node 1, --dist nccl)"
+name="DDP NCCL (1 GPU)"
+launcher_bin=$build_dir/ember-run
+if [ $have_gpu = 0 ] || [ ! -x "$trainer_bin" ] || [ ! -x "$launcher_bin" ] || [ -z "${fmnist_dir:-}" ]; then
+  record "$name" skip 0 "$([ $have_gpu = 0 ] && echo 'no GPU' || echo 'trainer, ember-run or data missing')"
+elif ! grep -q '^EMBER_NCCL_LIBRARY:FILEPATH=/' "$build_dir/CMakeCache.txt" 2>/dev/null; then
+  record "$name" skip 0 "ember was built without NCCL (no nccl.h/libnccl found at configure)"
+else
+  limit=$(stage_limit 60 20)
+  if [ "$limit" -lt 30 ]; then
+    record "$name" skip 0 "no time left"
+  else
+    subset=(--limit-train 10000 --limit-test 2000)
+    trainer_run cuda_subset "$((limit / 2))" cuda "${subset[@]}"
+    plain_acc=$(test_accuracy "$logs/trainer_cuda_subset.log")
+    log=$logs/trainer_ddp_nccl.log
+    args=(--epochs 1 --data-dir "$fmnist_dir" --workers 2 --seed 0 --dist nccl --out-dir "$build_dir/trainer-ddp-nccl" "${subset[@]}")
+    echo "\$ ember-run --nproc-per-node 1 --standalone examples/fashion_mnist ${args[*]}" >> "$details"
+    run_logged "$((limit / 2))" "$log" "$launcher_bin" --nproc-per-node 1 --standalone "$trainer_bin" "${args[@]}"
+    tail -n 40 "$log" >> "$details"
+    ddp_acc=$(sed -n 's/^\[default0\]:test accuracy \([0-9.]*\)%.*/\1/p' "$log" | tail -n 1)
+    case $run_rc in 0) status=ok ;; 124) status=TIMEOUT ;; *) status=FAIL ;; esac
+    note="test accuracy ${ddp_acc:-?}% (without --dist: ${plain_acc:-?}%), rc $run_rc"
+    grep -q 'data-parallel over 1 ranks (nccl)' "$log" || { note="$note; the header does not say nccl"; status=FAIL; }
+    if [ -n "$plain_acc" ]; then compare_accuracy "$plain_acc" "$ddp_acc" "plain - DDP"; else status=FAIL; fi
+    record "$name" "$status" "$run_secs" "$note"
+  fi
+fi
+
+# ---- stage 13: the CUDA tests under compute-sanitizer memcheck (last: it takes what is left) --
 # The doctest binary runs every CUDA case in one process; memcheck reports bad device memory
 # accesses and CUDA API errors. EMBER_NO_ALLOCATOR_CACHE=1 asks the allocators not to cache,
 # so an access past a tensor's end cannot land in a cached neighbour unnoticed.
