@@ -69,7 +69,8 @@ struct AttnInputs {
 /// Rows [row0, row0 + t) of a dense [rows][cols] matrix into dst [t][ld] as float, zeros for
 /// rows past `rows` (so the padding rows of a last tile add nothing to any product).
 template <class T>
-__device__ void load_rows(float* dst, int ld, const device_t<T>* src, int cols, int64_t row0, int64_t rows, int t) {
+__device__ void load_rows(float* dst, int ld, const device_t<T>* src, int cols, int64_t row0, int64_t rows,
+                          int t) {
   const int n = t * cols;
   for (int idx = threadIdx.x; idx < n; idx += kAttnThreads) {
     const int r = idx / cols, c = idx % cols;
@@ -92,8 +93,8 @@ __device__ __forceinline__ float dot(const float* a, const float* b, int n) {
 /// The score of query i and key j of slice bh: q_i . k_j * scale + mask, -inf when j is not
 /// visible to i (causal) or either is past the end (the mask is read only for real pairs).
 template <class T>
-__device__ float score(const AttnPlan& p, const AttnInputs<T>& in, int64_t bh, const float* qrow, const float* krow,
-                       int64_t i, int64_t j) {
+__device__ float score(const AttnPlan& p, const AttnInputs<T>& in, int64_t bh, const float* qrow,
+                       const float* krow, int64_t i, int64_t j) {
   if (!p.visible(i, j)) return neg_inf();
   float s = dot(qrow, krow, static_cast<int>(p.E)) * in.scale;
   if (in.mask != nullptr) s += load_opmath<T>(in.mask + in.ms.offset(bh, i, j));
@@ -197,8 +198,8 @@ __global__ void __launch_bounds__(kAttnThreads)
 /// pairs that are not visible or padding. P is stored to sp when sp is given.
 template <class T>
 __device__ float score_grad(const AttnPlan& p, const AttnInputs<T>& in, int64_t bh, const float* sq,
-                            const float* sdo, const float* sk, const float* sv, const float* slse, const float* sD,
-                            int r, int c, int64_t i, int64_t j, float* pr) {
+                            const float* sdo, const float* sk, const float* sv, const float* slse,
+                            const float* sD, int r, int c, int64_t i, int64_t j, float* pr) {
   float P = 0.f, ds = 0.f;
   if (p.visible(i, j)) {
     P = attn_math::prob_from_lse(score<T>(p, in, bh, sq + r * p.ld_qk, sk + c * p.ld_qk, i, j), slse[r]);
@@ -334,10 +335,10 @@ bool has_sizes(const Tensor& t, std::initializer_list<int64_t> sizes) {
 }
 
 void check_dense(const Tensor& t, const Tensor& q, IntArrayRef sizes, const char* what) {
-  EMBER_CHECK(t.defined() && t.is_cuda() && t.device() == q.device() && t.is_contiguous() && t.dtype() == q.dtype() &&
-                  t.sizes().vec() == sizes.vec(),
-              "internal error: cuda::sdpa: ", what, " must be a dense CUDA tensor of q's device and dtype, shape ",
-              sizes);
+  EMBER_CHECK(t.defined() && t.is_cuda() && t.device() == q.device() && t.is_contiguous() &&
+                  t.dtype() == q.dtype() && t.sizes().vec() == sizes.vec(),
+              "internal error: cuda::sdpa: ", what,
+              " must be a dense CUDA tensor of q's device and dtype, shape ", sizes);
 }
 
 /// The sizes of q, k, v after the contract's checks (cuda/attention.h).
@@ -358,8 +359,8 @@ Dims check_inputs(const Tensor& q, const Tensor& k, const Tensor& v, const Tenso
 }
 
 void check_float_rows(const Tensor& t, const Tensor& q, const Dims& d, const char* what) {
-  EMBER_CHECK(t.defined() && t.is_cuda() && t.device() == q.device() && t.is_contiguous() && t.dtype() == kFloat &&
-                  has_sizes(t, {d.B, d.H, d.L}),
+  EMBER_CHECK(t.defined() && t.is_cuda() && t.device() == q.device() && t.is_contiguous() &&
+                  t.dtype() == kFloat && has_sizes(t, {d.B, d.H, d.L}),
               "internal error: cuda::sdpa: ", what, " must be a dense float32 [B, H, L] CUDA tensor");
 }
 
@@ -369,8 +370,8 @@ AttnPlan plan_for(AttnKernel kernel, const Dims& d, bool causal) {
   EMBER_CUDA_CHECK(cudaGetDevice(&device));
   EMBER_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   AttnPlan p = plan_attention(kernel, d.B * d.H, d.L, d.S, d.E, d.Ev, causal, optin);
-  EMBER_CHECK(p.tile > 0, "internal error: cuda::sdpa has no kernel for head sizes ", d.E, " and ", d.Ev, " with ",
-              optin, " bytes of shared memory a block, or ", d.B * d.H, " x ", d.L, " x ", d.S,
+  EMBER_CHECK(p.tile > 0, "internal error: cuda::sdpa has no kernel for head sizes ", d.E, " and ", d.Ev,
+              " with ", optin, " bytes of shared memory a block, or ", d.B * d.H, " x ", d.L, " x ", d.S,
               " passes the grid limits");
   return p;
 }
@@ -379,18 +380,26 @@ AttnPlan plan_for(AttnKernel kernel, const Dims& d, bool causal) {
 template <class F>
 void visit_attn_dtype(ScalarType t, F&& f) {
   switch (t) {
-    case kFloat: return f.template operator()<float>();
-    case kHalf: return f.template operator()<Half>();
-    case kBFloat16: return f.template operator()<BFloat16>();
-    default: break;
+    case kFloat:
+      return f.template operator()<float>();
+    case kHalf:
+      return f.template operator()<Half>();
+    case kBFloat16:
+      return f.template operator()<BFloat16>();
+    default:
+      break;
   }
   ::ember::detail::throw_error(::ember::detail::str_cat("internal error: cuda::sdpa has no kernel for ", t));
 }
 
 template <class T>
 AttnInputs<T> inputs_of(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double scale) {
-  AttnInputs<T> in{static_cast<const device_t<T>*>(q.data_ptr()), static_cast<const device_t<T>*>(k.data_ptr()),
-                   static_cast<const device_t<T>*>(v.data_ptr()), nullptr, AttnMaskStrides{}, static_cast<float>(scale)};
+  AttnInputs<T> in{static_cast<const device_t<T>*>(q.data_ptr()),
+                   static_cast<const device_t<T>*>(k.data_ptr()),
+                   static_cast<const device_t<T>*>(v.data_ptr()),
+                   nullptr,
+                   AttnMaskStrides{},
+                   static_cast<float>(scale)};
   if (mask.defined()) {
     in.mask = static_cast<const device_t<T>*>(mask.data_ptr());
     in.ms = AttnMaskStrides{q.size(1), mask.stride(0), mask.stride(1), mask.stride(2), mask.stride(3)};
@@ -403,8 +412,10 @@ template <class Kernel, class... Args>
 void launch(Kernel f, const AttnPlan& p, Args... args) {
   if (p.grid_x == 0 || p.bh == 0) return;
   if (p.smem_bytes > kAttnDefaultSmem)
-    EMBER_CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(p.smem_bytes)));
-  const dim3 grid(static_cast<unsigned>(p.grid_x), static_cast<unsigned>(p.grid_y), static_cast<unsigned>(p.grid_z));
+    EMBER_CUDA_CHECK(
+        cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(p.smem_bytes)));
+  const dim3 grid(static_cast<unsigned>(p.grid_x), static_cast<unsigned>(p.grid_y),
+                  static_cast<unsigned>(p.grid_z));
   f<<<grid, kAttnThreads, static_cast<size_t>(p.smem_bytes), current_raw_stream()>>>(p, args...);
   EMBER_CUDA_CHECK_LAUNCH();
 }
@@ -430,9 +441,10 @@ void sdpa_forward(const Tensor& q, const Tensor& k, const Tensor& v, const Tenso
   });
 }
 
-void sdpa_backward(const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
-                   bool is_causal, double scale, const Tensor& out, const Tensor& logsumexp, const Tensor& grad_q,
-                   const Tensor& grad_k, const Tensor& grad_v) {
+void sdpa_backward(const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v,
+                   const Tensor& mask, bool is_causal, double scale, const Tensor& out,
+                   const Tensor& logsumexp, const Tensor& grad_q, const Tensor& grad_k,
+                   const Tensor& grad_v) {
   const Dims d = check_inputs(q, k, v, mask);
   check_dense(grad_out, q, {d.B, d.H, d.L, d.Ev}, "grad_out");
   check_dense(out, q, {d.B, d.H, d.L, d.Ev}, "out");
@@ -454,7 +466,8 @@ void sdpa_backward(const Tensor& grad_out, const Tensor& q, const Tensor& k, con
     if (rows > 0) {
       const int64_t blocks = std::min<int64_t>((rows + kWarps - 1) / kWarps, int64_t{1} << 20);
       attn_backward_rowdot<T><<<static_cast<unsigned>(blocks), kAttnThreads, 0, current_raw_stream()>>>(
-          rows, static_cast<int>(d.Ev), dout, static_cast<const device_t<T>*>(out.data_ptr()), D.data_ptr<float>());
+          rows, static_cast<int>(d.Ev), dout, static_cast<const device_t<T>*>(out.data_ptr()),
+          D.data_ptr<float>());
       EMBER_CUDA_CHECK_LAUNCH();
     }
     const float* lse = logsumexp.data_ptr<float>();

@@ -21,7 +21,9 @@ EMBER_HOST_DEVICE inline bool is_neg_inf(float v) { return v < 0.f && std::isinf
 EMBER_HOST_DEVICE inline float new_max(float m_old, float tile_max) { return std::fmax(m_old, tile_max); }
 
 /// exp(s - m) of a score against the row's max; 0 while the row has no finite max.
-EMBER_HOST_DEVICE inline float prob_against(float s, float m) { return is_neg_inf(m) ? 0.f : std::exp(s - m); }
+EMBER_HOST_DEVICE inline float prob_against(float s, float m) {
+  return is_neg_inf(m) ? 0.f : std::exp(s - m);
+}
 
 /// The factor that rescales the sum and output accumulated against m_old to m_new.
 EMBER_HOST_DEVICE inline float rescale(float m_old, float m_new) {
@@ -33,9 +35,7 @@ EMBER_HOST_DEVICE inline float rescale(float m_old, float m_new) {
 EMBER_HOST_DEVICE inline float finish_out(float o, float l) { return l == 0.f ? 0.f : o / l; }
 
 /// logsumexp of the row: m + log l, -inf for a row that saw no key.
-EMBER_HOST_DEVICE inline float finish_lse(float m, float l) {
-  return l == 0.f ? -INFINITY : m + std::log(l);
-}
+EMBER_HOST_DEVICE inline float finish_lse(float m, float l) { return l == 0.f ? -INFINITY : m + std::log(l); }
 
 /// The backward's probability of a score from the forward's logsumexp; 0 for a row that saw
 /// no key (lse = -inf).

@@ -34,10 +34,10 @@
 
 namespace ember::cuda {
 
-constexpr int kAttnThreads = 256;                                // threads of every kernel's block
-constexpr int64_t kAttnMaxHeadDim = 256;                         // E and Ev of the fused kernels
-constexpr int64_t kAttnSm90SmemOptin = 227 * 1024;               // bytes a block may opt in to on sm_90
-constexpr int64_t kAttnDefaultSmem = 48 * 1024;                  // bytes a block gets without opting in
+constexpr int kAttnThreads = 256;                                 // threads of every kernel's block
+constexpr int64_t kAttnMaxHeadDim = 256;                          // E and Ev of the fused kernels
+constexpr int64_t kAttnSm90SmemOptin = 227 * 1024;                // bytes a block may opt in to on sm_90
+constexpr int64_t kAttnDefaultSmem = 48 * 1024;                   // bytes a block gets without opting in
 constexpr std::array<int, 3> kAttnTileCandidates = {64, 32, 16};  // largest first
 constexpr int64_t kAttnMaxGridYZ = 65535;
 constexpr int64_t kAttnMaxGridX = 2147483647;  // 2^31 - 1
@@ -47,28 +47,28 @@ enum class AttnKernel { kForward, kBackwardDq, kBackwardDkv };
 /// Offsets (in floats) of the tiles a kernel keeps in dynamic shared memory; -1 when the
 /// kernel has no such tile. Row strides: ld_qk = E + 1, ld_v = Ev + 1, ld_s = tile + 1.
 struct AttnSmemLayout {
-  int64_t q = -1;     // [tile][ld_qk]  query rows
-  int64_t k = -1;     // [tile][ld_qk]  key rows
-  int64_t v = -1;     // [tile][ld_v]   value rows
-  int64_t dout = -1;  // [tile][ld_v]   grad_out rows (backward)
-  int64_t acc = -1;   // forward: out [tile][ld_v]; dq: grad_q [tile][ld_qk]; dkv: grad_k [tile][ld_qk]
-  int64_t acc_v = -1; // dkv: grad_v [tile][ld_v]
-  int64_t p = -1;     // [tile][ld_s]   probabilities (forward, dkv)
-  int64_t ds = -1;    // [tile][ld_s]   score gradients (backward)
-  int64_t row0 = -1;  // [tile]  forward: running max m;   backward: logsumexp
-  int64_t row1 = -1;  // [tile]  forward: running sum l;   backward: D = rowsum(grad_out * out)
-  int64_t row2 = -1;  // [tile]  forward: the rescale factor exp(m_old - m_new)
-  int64_t floats = 0; // total
+  int64_t q = -1;      // [tile][ld_qk]  query rows
+  int64_t k = -1;      // [tile][ld_qk]  key rows
+  int64_t v = -1;      // [tile][ld_v]   value rows
+  int64_t dout = -1;   // [tile][ld_v]   grad_out rows (backward)
+  int64_t acc = -1;    // forward: out [tile][ld_v]; dq: grad_q [tile][ld_qk]; dkv: grad_k [tile][ld_qk]
+  int64_t acc_v = -1;  // dkv: grad_v [tile][ld_v]
+  int64_t p = -1;      // [tile][ld_s]   probabilities (forward, dkv)
+  int64_t ds = -1;     // [tile][ld_s]   score gradients (backward)
+  int64_t row0 = -1;   // [tile]  forward: running max m;   backward: logsumexp
+  int64_t row1 = -1;   // [tile]  forward: running sum l;   backward: D = rowsum(grad_out * out)
+  int64_t row2 = -1;   // [tile]  forward: the rescale factor exp(m_old - m_new)
+  int64_t floats = 0;  // total
 };
 
 struct AttnPlan {
   AttnKernel kernel = AttnKernel::kForward;
   int64_t bh = 0, L = 0, S = 0, E = 0, Ev = 0;
   bool causal = false;
-  int tile = 0;                  // query rows and keys of a tile
+  int tile = 0;  // query rows and keys of a tile
   int ld_qk = 0, ld_v = 0, ld_s = 0;
   int64_t q_tiles = 0, k_tiles = 0;
-  int64_t tiles = 0;             // blocks along x: q_tiles (forward, dq) or k_tiles (dkv)
+  int64_t tiles = 0;  // blocks along x: q_tiles (forward, dq) or k_tiles (dkv)
   int64_t grid_x = 0, grid_y = 0, grid_z = 0;
   AttnSmemLayout smem;
   int64_t smem_bytes = 0;

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "cuda/attention_ref.h"
-#include "ember/ember.h"
 #include "ember/cuda/attention_math.h"
 #include "ember/cuda/attention_plan.h"
+#include "ember/ember.h"
 
 using namespace ember::cuda;
 using ember::test::AttnProblem;
@@ -51,9 +51,15 @@ void check_layout(const AttnPlan& p) {
   CHECK(s.row0 >= 0);
   CHECK(s.row1 >= 0);
   switch (p.kernel) {
-    case AttnKernel::kForward: CHECK((s.p >= 0 && s.row2 >= 0)); break;
-    case AttnKernel::kBackwardDq: CHECK((s.dout >= 0 && s.ds >= 0)); break;
-    case AttnKernel::kBackwardDkv: CHECK((s.dout >= 0 && s.acc_v >= 0 && s.p >= 0 && s.ds >= 0)); break;
+    case AttnKernel::kForward:
+      CHECK((s.p >= 0 && s.row2 >= 0));
+      break;
+    case AttnKernel::kBackwardDq:
+      CHECK((s.dout >= 0 && s.ds >= 0));
+      break;
+    case AttnKernel::kBackwardDkv:
+      CHECK((s.dout >= 0 && s.acc_v >= 0 && s.p >= 0 && s.ds >= 0));
+      break;
   }
   auto r = regions(p);
   int64_t total = 0;
@@ -138,8 +144,8 @@ void check_coverage(AttnKernel kernel, int64_t bh, int64_t L, int64_t S, int64_t
 
 using namespace ember::cuda::attn_math;
 
-float fscore(const AttnPlan& p, const AttnProblem& pr, const std::vector<float>& sq, const std::vector<float>& sk,
-             int64_t bh, int r, int c, int64_t i, int64_t j) {
+float fscore(const AttnPlan& p, const AttnProblem& pr, const std::vector<float>& sq,
+             const std::vector<float>& sk, int64_t bh, int r, int c, int64_t i, int64_t j) {
   if (!p.visible(i, j)) return -INFINITY;
   float s = 0;
   for (int e = 0; e < p.E; ++e) s = std::fma(sq[r * p.ld_qk + e], sk[c * p.ld_qk + e], s);
@@ -204,7 +210,8 @@ Emulated emulate(const AttnProblem& pr) {
         }
       }
       for (int r = 0; r < t && i0 + r < p.L; ++r) {
-        for (int d = 0; d < p.Ev; ++d) em.out[(bh * p.L + i0 + r) * p.Ev + d] = finish_out(so[r * p.ld_v + d], sl[r]);
+        for (int d = 0; d < p.Ev; ++d)
+          em.out[(bh * p.L + i0 + r) * p.Ev + d] = finish_out(so[r * p.ld_v + d], sl[r]);
         em.lse[bh * p.L + i0 + r] = finish_lse(sm[r], sl[r]);
       }
     }
@@ -213,13 +220,15 @@ Emulated emulate(const AttnProblem& pr) {
   std::vector<double> D(pr.bh * pr.L, 0.0), lse(em.lse.begin(), em.lse.end());
   for (int64_t row = 0; row < pr.bh * pr.L; ++row) {
     float s = 0;
-    for (int64_t d = 0; d < pr.Ev; ++d) s = std::fma(static_cast<float>(pr.dout[row * pr.Ev + d]), em.out[row * pr.Ev + d], s);
+    for (int64_t d = 0; d < pr.Ev; ++d)
+      s = std::fma(static_cast<float>(pr.dout[row * pr.Ev + d]), em.out[row * pr.Ev + d], s);
     D[row] = s;
   }
   // dS of (r, c) from tiles, as score_grad
-  auto dscore = [&](const AttnPlan& p, int64_t bh, const std::vector<float>& sq, const std::vector<float>& sdo,
-                    const std::vector<float>& sk, const std::vector<float>& sv, const std::vector<float>& slse,
-                    const std::vector<float>& sD, int r, int c, int64_t i, int64_t j, float* P) {
+  auto dscore = [&](const AttnPlan& p, int64_t bh, const std::vector<float>& sq,
+                    const std::vector<float>& sdo, const std::vector<float>& sk, const std::vector<float>& sv,
+                    const std::vector<float>& slse, const std::vector<float>& sD, int r, int c, int64_t i,
+                    int64_t j, float* P) {
     *P = 0;
     if (!p.visible(i, j)) return 0.f;
     *P = prob_from_lse(fscore(p, pr, sq, sk, bh, r, c, i, j), slse[r]);
@@ -236,7 +245,9 @@ Emulated emulate(const AttnProblem& pr) {
       std::vector<float> sq = tile_rows(pr.q, bh * p.L * p.E, p.E, p.ld_qk, i0, p.L, t);
       std::vector<float> sdo = tile_rows(pr.dout, bh * p.L * p.Ev, p.Ev, p.ld_v, i0, p.L, t);
       std::vector<float> slse(t, -INFINITY), sD(t, 0.f), sdq(t * p.ld_qk, 0.f);
-      for (int r = 0; r < t && i0 + r < p.L; ++r) slse[r] = static_cast<float>(lse[bh * p.L + i0 + r]), sD[r] = static_cast<float>(D[bh * p.L + i0 + r]);
+      for (int r = 0; r < t && i0 + r < p.L; ++r)
+        slse[r] = static_cast<float>(lse[bh * p.L + i0 + r]),
+        sD[r] = static_cast<float>(D[bh * p.L + i0 + r]);
       for (int64_t kt = 0; kt < p.key_tile_end(qt); ++kt) {
         const int64_t j0 = kt * t;
         std::vector<float> sk = tile_rows(pr.k, bh * p.S * p.E, p.E, p.ld_qk, j0, p.S, t);
@@ -244,7 +255,8 @@ Emulated emulate(const AttnProblem& pr) {
         std::vector<float> sds(t * p.ld_s);
         float P;
         for (int r = 0; r < t; ++r)
-          for (int c = 0; c < t; ++c) sds[r * p.ld_s + c] = dscore(p, bh, sq, sdo, sk, sv, slse, sD, r, c, i0 + r, j0 + c, &P);
+          for (int c = 0; c < t; ++c)
+            sds[r * p.ld_s + c] = dscore(p, bh, sq, sdo, sk, sv, slse, sD, r, c, i0 + r, j0 + c, &P);
         for (int r = 0; r < t; ++r)
           for (int e = 0; e < p.E; ++e) {
             float acc = 0;
@@ -270,10 +282,13 @@ Emulated emulate(const AttnProblem& pr) {
         std::vector<float> sq = tile_rows(pr.q, bh * p.L * p.E, p.E, p.ld_qk, i0, p.L, t);
         std::vector<float> sdo = tile_rows(pr.dout, bh * p.L * p.Ev, p.Ev, p.ld_v, i0, p.L, t);
         std::vector<float> slse(t, -INFINITY), sD(t, 0.f), sp(t * p.ld_s), sds(t * p.ld_s);
-        for (int r = 0; r < t && i0 + r < p.L; ++r) slse[r] = static_cast<float>(lse[bh * p.L + i0 + r]), sD[r] = static_cast<float>(D[bh * p.L + i0 + r]);
+        for (int r = 0; r < t && i0 + r < p.L; ++r)
+          slse[r] = static_cast<float>(lse[bh * p.L + i0 + r]),
+          sD[r] = static_cast<float>(D[bh * p.L + i0 + r]);
         for (int r = 0; r < t; ++r)
           for (int c = 0; c < t; ++c)
-            sds[r * p.ld_s + c] = dscore(p, bh, sq, sdo, sk, sv, slse, sD, r, c, i0 + r, j0 + c, &sp[r * p.ld_s + c]);
+            sds[r * p.ld_s + c] =
+                dscore(p, bh, sq, sdo, sk, sv, slse, sD, r, c, i0 + r, j0 + c, &sp[r * p.ld_s + c]);
         for (int c = 0; c < t; ++c) {
           for (int d = 0; d < p.Ev; ++d) {
             float acc = 0;
@@ -315,7 +330,8 @@ AttnProblem problem(int64_t bh, int64_t L, int64_t S, int64_t E, int64_t Ev, boo
 }
 
 /// |got - want| <= atol + rtol |want|, -inf only where -inf is wanted, no NaN anywhere.
-void check_close(const std::vector<float>& got, const std::vector<double>& want, const char* what, double tol = 2e-5) {
+void check_close(const std::vector<float>& got, const std::vector<double>& want, const char* what,
+                 double tol = 2e-5) {
   INFO(what);
   REQUIRE(got.size() == want.size());
   int bad = 0;
@@ -355,7 +371,8 @@ TEST_CASE("cuda attention plan: supported head sizes and dtype-free tiles within
   // Hand values: head 64 takes 64-tiles everywhere (2 blocks an SM); head 256's dkv kernel
   // (six [tile][257] float tiles) 16-rows to stay under half of 227 KB.
   CHECK(attn_tile(AttnKernel::kForward, 64, 64, kAttnSm90SmemOptin) == 64);
-  CHECK(plan_attention(AttnKernel::kForward, 1, 1, 1, 64, 64, false).smem_bytes == 4 * (3 * 64 * 65 + 64 * 65 + 64 * 65 + 3 * 64));
+  CHECK(plan_attention(AttnKernel::kForward, 1, 1, 1, 64, 64, false).smem_bytes ==
+        4 * (3 * 64 * 65 + 64 * 65 + 64 * 65 + 3 * 64));
   CHECK(attn_tile(AttnKernel::kBackwardDkv, 256, 256, kAttnSm90SmemOptin) == 16);
   int64_t most = 0;
   for (AttnKernel k : kKernels)
@@ -402,8 +419,10 @@ TEST_CASE("cuda attention plan: the grid folds batch x heads into y and z") {
   for (int64_t z = 0; z < p.grid_z; ++z)
     for (int64_t y = 0; y < p.grid_y; ++y) {
       int64_t bh = p.bh_of(y, z);
-      if (bh < p.bh) ++seen[bh];
-      else ++padding;
+      if (bh < p.bh)
+        ++seen[bh];
+      else
+        ++padding;
     }
   for (int s : seen) CHECK(s == 1);
   CHECK(padding == 65535 - 5);
@@ -411,7 +430,7 @@ TEST_CASE("cuda attention plan: the grid folds batch x heads into y and z") {
   CHECK(small.grid_y == 6);
   CHECK(small.grid_z == 1);
   CHECK(small.grid_x == 1);  // one key tile of 7 keys
-  CHECK(small.tile == 32);  // dkv at head 64: eight [64][65] float tiles pass half of 227 KB
+  CHECK(small.tile == 32);   // dkv at head 64: eight [64][65] float tiles pass half of 227 KB
   CHECK(small.q_tiles == 5);
   // Past the hardware: more slices than y x z can hold, or more tiles than x can.
   CHECK(plan_attention(AttnKernel::kForward, 65535LL * 65535 + 1, 1, 1, 64, 64, false).tile == 0);
@@ -440,7 +459,8 @@ TEST_CASE("cuda attention plan: the mask's element through its strides, broadcas
   // [1, H, 1, S] expanded; a transposed [L, S] expanded; a full [B, H, L, S] slice of a larger one.
   Tensor heads = arange(H * S, TensorOptions().dtype(kDouble)).reshape({1, H, 1, S});
   Tensor square = arange(S * L, TensorOptions().dtype(kDouble)).reshape({S, L}).t();
-  Tensor full = arange(B * H * L * (S + 2), TensorOptions().dtype(kDouble)).reshape({B, H, L, S + 2}).narrow(3, 1, S);
+  Tensor full =
+      arange(B * H * L * (S + 2), TensorOptions().dtype(kDouble)).reshape({B, H, L, S + 2}).narrow(3, 1, S);
   for (const Tensor& base : {heads, square, full}) {
     Tensor m = base.expand({B, H, L, S});
     AttnMaskStrides ms{H, m.stride(0), m.stride(1), m.stride(2), m.stride(3)};
@@ -479,8 +499,8 @@ TEST_CASE("cuda attention: emulated masks: -inf entries, fully masked rows, mask
       for (int64_t i = 0; i < p.L; ++i)
         for (int64_t j = 0; j < p.S; ++j) {
           double& m = p.mask[(b * p.L + i) * p.S + j];
-          if ((i * 7 + j * 3) % 5 == 0) m = ninf;  // scattered -inf
-          if (i == 3 || i == 66) m = ninf;         // rows that see nothing
+          if ((i * 7 + j * 3) % 5 == 0) m = ninf;     // scattered -inf
+          if (i == 3 || i == 66) m = ninf;            // rows that see nothing
           if (i >= 20 && i < 30 && j < 64) m = ninf;  // a first key tile masked whole
         }
     check_emulation(p);

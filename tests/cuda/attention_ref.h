@@ -67,7 +67,8 @@ inline AttnRef attn_reference(const AttnProblem& p) {
       std::vector<double> P(p.S);
       for (int64_t j = 0; j < p.S; ++j) P[j] = std::exp(s[j] - mx) / sum;
       for (int64_t j = 0; j < p.S; ++j)
-        for (int64_t d = 0; d < p.Ev; ++d) r.out[(b * p.L + i) * p.Ev + d] += P[j] * p.v[(b * p.S + j) * p.Ev + d];
+        for (int64_t d = 0; d < p.Ev; ++d)
+          r.out[(b * p.L + i) * p.Ev + d] += P[j] * p.v[(b * p.S + j) * p.Ev + d];
       if (!backward) continue;
       const double* go = &p.dout[(b * p.L + i) * p.Ev];
       std::vector<double> dP(p.S, 0.0);

@@ -53,9 +53,10 @@ void check_values(const Tensor& got, const std::vector<double>& want, Tol tol, c
     if (std::isfinite(w)) scale = std::max(scale, std::fabs(w));
   int bad = 0;
   for (size_t n = 0; n < g.size(); ++n) {
-    const bool ok = std::isinf(want[n]) ? g[n] == want[n]
-                                        : !std::isnan(g[n]) && std::fabs(g[n] - want[n]) <= tol.atol * scale +
-                                                                                                tol.rtol * std::fabs(want[n]);
+    const bool ok = std::isinf(want[n])
+                        ? g[n] == want[n]
+                        : !std::isnan(g[n]) &&
+                              std::fabs(g[n] - want[n]) <= tol.atol * scale + tol.rtol * std::fabs(want[n]);
     if (!ok && bad++ < 5) {
       INFO("element " << n << ": got " << g[n] << ", want " << want[n]);
       CHECK(ok);
@@ -71,7 +72,7 @@ struct Case {
   Shape sh;
   ScalarType dtype;
   bool causal = false;
-  double scale = 0;  // 0: 1/sqrt(E)
+  double scale = 0;            // 0: 1/sqrt(E)
   Tensor q, k, v, mask, dout;  // CUDA; mask an expanded [B, H, L, S] view or undefined
   AttnProblem ref;
 };
@@ -86,7 +87,8 @@ Case make_case(Shape sh, ScalarType dtype, bool causal, const Tensor& mask_base 
   Tensor k = make_input({sh.B, sh.H, sh.S, sh.E}, dtype, -2, 2);
   Tensor v = make_input({sh.B, sh.H, sh.S, sh.Ev}, dtype, -1, 1);
   Tensor go = make_input({sh.B, sh.H, sh.L, sh.Ev}, dtype, -1, 1);
-  c.q = q.to(cuda_device()), c.k = k.to(cuda_device()), c.v = v.to(cuda_device()), c.dout = go.to(cuda_device());
+  c.q = q.to(cuda_device()), c.k = k.to(cuda_device()), c.v = v.to(cuda_device()),
+  c.dout = go.to(cuda_device());
   AttnProblem& p = c.ref;
   p.bh = sh.B * sh.H, p.L = sh.L, p.S = sh.S, p.E = sh.E, p.Ev = sh.Ev, p.causal = causal, p.scale = c.scale;
   p.q = host_values(q), p.k = host_values(k), p.v = host_values(v), p.dout = host_values(go);
@@ -119,8 +121,8 @@ Results run(const Case& c) {
 
 void check_case(const Case& c) {
   const Shape& s = c.sh;
-  INFO("B " << s.B << ", H " << s.H << ", L " << s.L << ", S " << s.S << ", E " << s.E << ", Ev " << s.Ev << ", "
-            << c.dtype << (c.causal ? ", causal" : "") << (c.mask.defined() ? ", mask" : ""));
+  INFO("B " << s.B << ", H " << s.H << ", L " << s.L << ", S " << s.S << ", E " << s.E << ", Ev " << s.Ev
+            << ", " << c.dtype << (c.causal ? ", causal" : "") << (c.mask.defined() ? ", mask" : ""));
   Results r = run(c);
   AttnRef want = attn_reference(c.ref);
   check_values(r.out, want.out, out_tol(c.dtype), "out");
@@ -154,8 +156,8 @@ TEST_CASE("cuda sdpa kernels: which head sizes and dtypes are fused") {
 
 TEST_CASE("cuda sdpa kernels: float32 forward and backward, lengths and head sizes, causal or not") {
   const std::vector<Shape> shapes = {
-      {1, 1, 1, 1, 8, 8},       {2, 3, 7, 7, 64, 64},      {1, 2, 65, 130, 80, 80}, {1, 1, 130, 65, 128, 128},
-      {1, 1, 33, 40, 256, 256}, {2, 1, 64, 64, 64, 32},    {1, 1, 1, 130, 64, 64},  {1, 1, 130, 1, 64, 64},
+      {1, 1, 1, 1, 8, 8},       {2, 3, 7, 7, 64, 64},     {1, 2, 65, 130, 80, 80}, {1, 1, 130, 65, 128, 128},
+      {1, 1, 33, 40, 256, 256}, {2, 1, 64, 64, 64, 32},   {1, 1, 1, 130, 64, 64},  {1, 1, 130, 1, 64, 64},
       {1, 2, 129, 129, 8, 256}, {1, 1, 200, 300, 16, 16},
   };
   for (const Shape& s : shapes)
@@ -164,7 +166,8 @@ TEST_CASE("cuda sdpa kernels: float32 forward and backward, lengths and head siz
 }
 
 TEST_CASE("cuda sdpa kernels: float16 and bfloat16, accumulated in float") {
-  const std::vector<Shape> shapes = {{2, 2, 7, 65, 64, 64}, {1, 1, 130, 130, 128, 128}, {1, 1, 65, 33, 256, 80}};
+  const std::vector<Shape> shapes = {
+      {2, 2, 7, 65, 64, 64}, {1, 1, 130, 130, 128, 128}, {1, 1, 65, 33, 256, 80}};
   for (ScalarType t : {kHalf, kBFloat16})
     for (const Shape& s : shapes)
       for (bool causal : {false, true}) check_case(make_case(s, t, causal));
@@ -191,9 +194,9 @@ TEST_CASE("cuda sdpa kernels: additive masks through their strides, with -inf en
 TEST_CASE("cuda sdpa kernels: rows that see no key give out 0, logsumexp -inf, zero gradients") {
   const int64_t L = 70, S = 80;
   Tensor m = mask_values({L, S}, 0, 14);
-  m.select(0, 0).fill_(-kInf);                 // the first row (the only row causal lets see key 0 alone)
-  m.select(0, 33).fill_(-kInf);                // a middle row
-  m.select(0, L - 1).fill_(-kInf);             // the last row, in a partial tile
+  m.select(0, 0).fill_(-kInf);      // the first row (the only row causal lets see key 0 alone)
+  m.select(0, 33).fill_(-kInf);     // a middle row
+  m.select(0, L - 1).fill_(-kInf);  // the last row, in a partial tile
   m.narrow(0, 40, 10).narrow(1, 0, 64).fill_(-kInf);  // rows whose whole first key tile is masked
   for (ScalarType t : kKernelTypes)
     for (bool causal : {false, true}) {
@@ -240,8 +243,11 @@ TEST_CASE("cuda sdpa kernels: the current stream, and a bitwise repeatable backw
   {
     cuda::CUDAStreamGuard guard(cuda::getStreamFromPool());
     Results again = run(c);  // run() synchronises the device
-    const std::vector<std::pair<Tensor, Tensor>> pairs = {
-        {first.out, again.out}, {first.lse, again.lse}, {first.dq, again.dq}, {first.dk, again.dk}, {first.dv, again.dv}};
+    const std::vector<std::pair<Tensor, Tensor>> pairs = {{first.out, again.out},
+                                                          {first.lse, again.lse},
+                                                          {first.dq, again.dq},
+                                                          {first.dk, again.dk},
+                                                          {first.dv, again.dv}};
     for (const auto& [a, b] : pairs) CHECK(host_values(a) == host_values(b));
   }
 }
