@@ -28,7 +28,9 @@ class Tensor;
 namespace ember::cuda {
 
 /// Whether the fused kernels take these head sizes and dtype (the caller falls back to the
-/// plain composition otherwise).
+/// plain composition otherwise). dtype is static_cast<int>(ScalarType); true for float32,
+/// float16 and bfloat16 with 1 <= head_dim_qk, head_dim_v <= 256 (cuda/attention_plan.h), and
+/// false in a build without CUDA.
 bool sdpa_fused_supported(int64_t head_dim_qk, int64_t head_dim_v, int dtype);
 
 /// Forward: writes out [B, H, L, Ev] (q's dtype, dense, allocated by the caller) and
