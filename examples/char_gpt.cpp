@@ -60,6 +60,7 @@ struct Options {
   Config model;
   int64_t batch_size = 32, grad_accum = 1, max_iters = 2000, warmup = 100;
   int64_t eval_interval = 250, eval_iters = 20;
+  int64_t stop_after = 0;  // end the run after this step (0: never) — to test --resume
   double lr = 1e-3, min_lr = 1e-4, weight_decay = 0.1, grad_clip = 1.0;
   uint64_t seed = 0;
   int threads = 0;
@@ -95,7 +96,9 @@ struct Options {
       "  --no-kv-cache        sample by re-running the whole context for every token\n"
       "  --save-init PATH     write the initial weights (safetensors) and stop\n"
       "  --init PATH          start from these weights (e.g. written by char_gpt.py)\n"
-      "  --losses PATH        write every step's training loss (CSV)\n");
+      "  --losses PATH        write every step's training loss (CSV)\n"
+      "  --stop-after N       end the run after step N (a multiple of --eval-interval), as an\n"
+      "                       interruption would\n");
   std::exit(code);
 }
 
@@ -144,6 +147,7 @@ Options parse_args(int argc, char** argv) {
       else if (a == "--save-init") o.save_init = v;
       else if (a == "--init") o.init = v;
       else if (a == "--losses") o.losses = v;
+      else if (a == "--stop-after") o.stop_after = std::stoll(v);
       else {
         std::fprintf(stderr, "char_gpt: unknown option %s\n", a.c_str());
         usage(2);
@@ -520,6 +524,7 @@ int run_training(Options o, torch::Device device) {
         torch::optim::save_checkpoint(checkpoint_path(o), *model, *optimizer, scheduler, info);
       if (losses.is_open()) losses.flush();
     }
+    if (step + 1 == o.stop_after) return 0;
   }
   clear_progress();
   if (o.sample > 0) {
