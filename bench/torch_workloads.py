@@ -177,6 +177,39 @@ def train_step(model, batch):
     return make
 
 
+def char_gpt_step():
+    """One training step of examples/char_gpt.py's model at char_gpt's default size (4 layers,
+    4 heads, n_embd 128, block 64, vocabulary 96, batch 32): forward, cross_entropy over every
+    position, zero_grad, backward, clip_grad_norm_(1.0), AdamW (lr 1e-3, betas (0.9, 0.95),
+    weight decay 0.1 on tensors of 2+ dims, 0 on the rest)."""
+    def make():
+        torch = _torch()
+        import importlib.util
+        spec = importlib.util.spec_from_file_location(
+            "char_gpt", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "char_gpt.py"))
+        char_gpt = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(char_gpt)
+        F = torch.nn.functional
+        torch.manual_seed(0)
+        vocab, batch, block = 96, 32, 64
+        net = char_gpt.Gpt(vocab, block, 4, 4, 128, 0.0)
+        net.train()
+        decay = [p for p in net.parameters() if p.dim() >= 2]
+        no_decay = [p for p in net.parameters() if p.dim() < 2]
+        opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
+                                lr=1e-3, betas=(0.9, 0.95))
+        x, y = torch.randint(0, vocab, (batch, block)), torch.randint(0, vocab, (batch, block))
+
+        def step():
+            loss = F.cross_entropy(net(x).view(-1, vocab), y.view(-1))
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            opt.step()
+        return step
+    return make
+
+
 def _conv_flops(batch, cin, cout, hw, backward):
     fwd = 2.0 * batch * cout * cin * 9 * hw * hw
     # backward: the weight gradient costs one forward's FLOPs, the input gradient another.
@@ -225,6 +258,7 @@ WORKLOADS = [
     *_conv_rows(),
     Workload("step/mlp_b128", "bench_train_step", "step", 0, train_step("mlp", 128), rss=True, quick=True),
     Workload("step/cnn_b64", "bench_train_step", "step", 0, train_step("cnn", 64), rss=True),
+    Workload("step/char_gpt", "bench_char_gpt", "step", 0, char_gpt_step(), rss=True),
 ]
 
 BY_NAME = {w.name: w for w in WORKLOADS}
