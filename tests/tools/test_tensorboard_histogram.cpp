@@ -27,7 +27,8 @@ TEST_CASE("the tensorflow bins are PyTorch's: +-1e-12 * 1.1^k below 1e20, and 0"
 
 TEST_CASE("make_histogram matches numpy.histogram with PyTorch's trimming") {
   for (const auto& c : histogram_fixture::cases()) {
-    CAPTURE(c.name);
+    const std::string name = c.name;
+    CAPTURE(name);
     std::vector<double> edges;
     const std::string bins = c.bins;
     if (bins == "tensorflow") edges = tensorflow_bins();
