@@ -9,9 +9,9 @@ namespace ember::tensorboard::detail {
 namespace {
 [[noreturn]] void unavailable() {
   throw Error(
-      "SummaryWriter: ember was built without TensorBoard support (protobuf was not found when it was "
-      "configured). Install protobuf (Debian: libprotobuf-dev protobuf-compiler) and reconfigure with "
-      "-DEMBER_TENSORBOARD=ON.");
+      "SummaryWriter: this ember was built without TensorBoard support (configured with EMBER_TENSORBOARD=OFF, "
+      "or protobuf was not found). Install protobuf (Debian: libprotobuf-dev protobuf-compiler) and reconfigure "
+      "with -DEMBER_TENSORBOARD=ON.");
 }
 }  // namespace
 
