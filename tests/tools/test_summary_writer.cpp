@@ -7,6 +7,7 @@
 #include <cmath>
 #include <ctime>
 #include <regex>
+#include <thread>
 
 #include "ember/ember.h"
 #include "ember/tools/tensorboard/event_file_writer.h"
@@ -308,4 +309,30 @@ TEST_CASE("a moved-from SummaryWriter raises, the moved-to one writes") {
   b.add_scalar("x", 1, 1);
   b.close();
   CHECK(read_events(tmp.path).size() == 2);
+}
+
+TEST_CASE("threads logging to one writer lose no record while the flush thread runs") {
+  TempDir tmp("sw_threads");
+  constexpr int kThreads = 4, kEach = 200;
+  {
+    tb::SummaryWriter w(tmp.path.string(), "", std::nullopt, /*max_queue=*/7, /*flush_secs=*/0.001);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&w, t] {
+        for (int i = 0; i < kEach; ++i) {
+          w.add_scalar("t" + std::to_string(t), i, i);
+          if (i % 50 == 0) w.add_scalars("pair", {{"a", i}, {"b", t}}, i);
+          if (i % 64 == 0) w.flush();
+        }
+      });
+    for (auto& th : threads) th.join();
+  }
+  const auto events = read_events(tmp.path);
+  REQUIRE(events.size() == 1 + kThreads * kEach);
+  std::vector<int> next(kThreads, 0);  // each thread's records arrive in its own order
+  for (size_t k = 1; k < events.size(); ++k) {
+    const int t = std::stoi(events[k].summary().value(0).tag().substr(1));
+    CHECK(events[k].step() == next[static_cast<size_t>(t)]++);
+  }
+  CHECK(read_events(tmp.path / "pair_a").size() == 1 + kThreads * 4);
 }
