@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include <ember/ember.h>
+#include <ember/tools/tensorboard/summary_writer.h>
 
 #include "char_gpt_model.h"
 
@@ -65,7 +66,7 @@ struct Options {
   uint64_t seed = 0;
   int threads = 0;
   std::string device = "cpu", amp = "off";
-  std::string resume, generate, save_init, init, losses;
+  std::string resume, generate, save_init, init, losses, tensorboard;
   int64_t sample = 400, top_k = 40;
   double temperature = 0.8;
   std::string prompt = "\n";
@@ -97,6 +98,7 @@ struct Options {
       "  --save-init PATH     write the initial weights (safetensors) and stop\n"
       "  --init PATH          start from these weights (e.g. written by char_gpt.py)\n"
       "  --losses PATH        write every step's training loss (CSV)\n"
+      "  --tensorboard DIR    also log the losses and the learning rate for TensorBoard\n"
       "  --stop-after N       end the run after step N (a multiple of --eval-interval), as an\n"
       "                       interruption would\n");
   std::exit(code);
@@ -147,6 +149,7 @@ Options parse_args(int argc, char** argv) {
       else if (a == "--save-init") o.save_init = v;
       else if (a == "--init") o.init = v;
       else if (a == "--losses") o.losses = v;
+      else if (a == "--tensorboard") o.tensorboard = v;
       else if (a == "--stop-after") o.stop_after = std::stoll(v);
       else {
         std::fprintf(stderr, "char_gpt: unknown option %s\n", a.c_str());
@@ -476,6 +479,11 @@ int run_training(Options o, torch::Device device) {
   std::ofstream losses;
   if (!o.losses.empty()) losses.open(o.losses, resumed ? std::ios::app : std::ios::trunc);
 
+  std::unique_ptr<torch::tensorboard::SummaryWriter> tensorboard;
+  if (!o.tensorboard.empty())  // a resumed run hides what an interrupted one logged after its checkpoint
+    tensorboard = std::make_unique<torch::tensorboard::SummaryWriter>(
+        o.tensorboard, "", start > 0 ? std::optional<int64_t>(start + 1) : std::nullopt);
+
   model->train();
   auto t0 = std::chrono::steady_clock::now();
   const double tokens_per_step = static_cast<double>(o.batch_size * o.grad_accum * o.model.block_size);
@@ -503,6 +511,10 @@ int run_training(Options o, torch::Device device) {
     scaler.update();
     scheduler.step();
     if (losses.is_open()) losses << step + 1 << ',' << std::setprecision(9) << step_loss << '\n';
+    if (tensorboard) {
+      tensorboard->add_scalar("loss/train", step_loss, step + 1);
+      tensorboard->add_scalar("lr", scheduler.get_last_lr().front(), step + 1);
+    }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double done = static_cast<double>(step + 1 - start);
     show_progress(step + 1, o.max_iters, step_loss, done * tokens_per_step / secs,
@@ -523,6 +535,10 @@ int run_training(Options o, torch::Device device) {
       else
         torch::optim::save_checkpoint(checkpoint_path(o), *model, *optimizer, scheduler, info);
       if (losses.is_open()) losses.flush();
+      if (tensorboard) {
+        tensorboard->add_scalar("loss/val", v, step + 1);
+        tensorboard->flush();
+      }
     }
     if (step + 1 == o.stop_after) return 0;
   }

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include <ember/ember.h>
+#include <ember/tools/tensorboard/summary_writer.h>
 
 #include "data_parallel.h"
 #include "oom_retry.h"
@@ -77,6 +78,7 @@ struct Options {
   std::string device = "cpu";
   std::string amp = "off";    // mixed precision: off, bf16 or fp16
   std::string dist = "off";   // data parallelism: off, gloo or nccl
+  std::string tensorboard;    // TensorBoard event files here (empty: none)
   std::string resume, eval;
 };
 
@@ -99,6 +101,7 @@ struct Options {
       "                       default off (float32)\n"
       "  --dist off|gloo|nccl data-parallel training under ember-run / torchrun (default off);\n"
       "                       --batch-size is per process; nccl: one process per GPU\n"
+      "  --tensorboard DIR    also log losses, accuracies, lr and weight histograms for TensorBoard\n"
       "  --resume PATH|auto   continue from a checkpoint_epochN.safetensors (auto: the newest in\n"
       "                       --out-dir, if any — what a group restarted by ember-run wants)\n"
       "  --eval PATH          only evaluate saved weights (best_model.safetensors) on the test set\n"
@@ -132,6 +135,7 @@ Options parse_args(int argc, char** argv) {
       else if (a == "--device") o.device = v;
       else if (a == "--amp") o.amp = v;
       else if (a == "--dist") o.dist = v;
+      else if (a == "--tensorboard") o.tensorboard = v;
       else if (a == "--resume") o.resume = v;
       else if (a == "--eval") o.eval = v;
       else if (a == "--limit-train") o.limit_train = std::stoll(v);
@@ -295,6 +299,7 @@ struct Trainer {
   double best_val = -1;
   int epochs_since_best = 0;
   std::vector<trainer::EpochMetrics> history;
+  std::unique_ptr<torch::tensorboard::SummaryWriter> tensorboard;  // --tensorboard, rank 0 only
 };
 
 /// What one training step saw: the summed loss and the correct predictions of its batch.
@@ -505,6 +510,16 @@ void resume(Trainer& t) {
               t.start_epoch - 1, 100 * t.best_val);
 }
 
+/// One epoch in TensorBoard (as a PyTorch loop would log it): the losses and accuracies under
+/// loss/ and accuracy/, the learning rate, and every parameter's histogram.
+void log_epoch(torch::tensorboard::SummaryWriter& w, Trainer& t, const trainer::EpochMetrics& m) {
+  w.add_scalars("loss", {{"train", m.train_loss}, {"val", m.val_loss}}, m.epoch);
+  w.add_scalars("accuracy", {{"train", m.train_acc}, {"val", m.val_acc}}, m.epoch);
+  w.add_scalar("lr", m.lr, m.epoch);
+  for (const auto& p : t.model.module->named_parameters()) w.add_histogram(p.key(), p.value(), m.epoch);
+  w.flush();
+}
+
 int run_eval(const Options& o, torch::Device device) {
   Model model = make_model(o.model);
   model.module->load_state_dict(torch::load_file(o.eval));
@@ -543,6 +558,15 @@ int run_training(const Options& o, trainer::DataParallel& dp, torch::Device devi
   // After resuming (every rank read the same file): DDP's construction broadcasts rank 0's
   // parameters and buffers and checks that every rank's parameters have the same shapes.
   t.model.train_forward = dp.wrap(t.model.module, t.model.forward);
+  if (!o.tensorboard.empty() && dp.is_main()) {
+    // A resumed run restarts at its next epoch: purge_step hides what an interrupted run
+    // logged after its last checkpoint.
+    t.tensorboard = std::make_unique<torch::tensorboard::SummaryWriter>(
+        o.tensorboard, "", t.start_epoch > 1 ? std::optional<int64_t>(t.start_epoch) : std::nullopt);
+    if (t.start_epoch == 1)
+      t.tensorboard->add_text("run", "model " + o.model + ", batch " + std::to_string(o.batch_size) + ", lr " +
+                                         std::to_string(o.lr) + ", amp " + o.amp + ", dist " + o.dist, 0);
+  }
 
   if (dp.is_main())
     std::printf("%s on %s, %s: %lld train / %lld validation / %lld test images, %lld parameters, %d epochs%s\n",
@@ -576,6 +600,7 @@ int run_training(const Options& o, trainer::DataParallel& dp, torch::Device devi
     } else {
       ++t.epochs_since_best;
     }
+    if (t.tensorboard) log_epoch(*t.tensorboard, t, m);
     if (dp.is_main()) {
       std::printf("epoch %d/%d | train loss %.4f acc %.2f%% | val loss %.4f acc %.2f%%%s | lr %.2e | %.1f s\n",
                   epoch, o.epochs, m.train_loss, 100 * m.train_acc, m.val_loss, 100 * m.val_acc, better ? " *" : "",
