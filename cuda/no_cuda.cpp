@@ -226,3 +226,21 @@ void amp_non_finite_check_and_unscale(const std::vector<Tensor>&, const Tensor&,
 void amp_update_scale(const Tensor&, const Tensor&, const Tensor&, double, double, int64_t) { no_cuda(); }
 
 }  // namespace ember::cuda
+
+// ---- attention.h (attention.cu): fused scaled-dot-product attention ----
+// Self-contained section (its own include) so it merges without touching the list above.
+#include "ember/cuda/attention.h"
+
+namespace ember::cuda {
+
+bool sdpa_fused_supported(int64_t, int64_t, int) { return false; }
+void sdpa_forward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool, double, const Tensor&,
+                  const Tensor&) {
+  no_cuda();
+}
+void sdpa_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool, double,
+                   const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&) {
+  no_cuda();
+}
+
+}  // namespace ember::cuda
