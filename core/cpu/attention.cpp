@@ -100,6 +100,13 @@ void mask_row(M* row, int64_t n, int64_t i, int64_t j0, const MaskHead<T>& mask,
     for (int64_t c = std::max<int64_t>(0, i - j0 + 1); c < n; ++c) row[c] = kNegInf<M>;
 }
 
+/// Tasks per parallel chunk so one chunk is worth about a million multiply-adds: a small
+/// call stays on one thread (a parallel region costs more than it saves there).
+int64_t grain_for(int64_t task_madds) {
+  constexpr int64_t kChunkMadds = int64_t{1} << 20;
+  return std::max<int64_t>(1, kChunkMadds / std::max<int64_t>(1, task_madds));
+}
+
 /// Whether a causal call can stop before key tile j0 for queries up to i_last.
 inline bool causal_done(bool is_causal, int64_t j0, int64_t i_last) { return is_causal && j0 > i_last; }
 
@@ -174,7 +181,8 @@ void forward_impl(const Tensor& q, const Tensor& k, const Tensor& v, const Tenso
   T* op = out.data_ptr<T>();
   LseT* lp = logsumexp.data_ptr<LseT>();
   // One task per (batch, head, query tile); a chunk of tasks converts each head's K and V once.
-  parallel_for(d.heads() * tiles, 1, [&](int64_t begin, int64_t end) {
+  const int64_t task_madds = std::min(kBlockQ, d.L) * d.S * (d.E + d.Ev);
+  parallel_for(d.heads() * tiles, grain_for(task_madds), [&](int64_t begin, int64_t end) {
     std::vector<M> qbuf, kbuf, vbuf;
     TileState<M> st;
     int64_t loaded = -1;
@@ -248,7 +256,7 @@ void backward_impl(const Tensor& grad_out, const Tensor& q, const Tensor& k, con
   using M = opmath_t<T>;
   const Dims d = dims_of(q, v);
   const M sc = static_cast<M>(scale);
-  parallel_for(d.heads(), 1, [&](int64_t begin, int64_t end) {
+  parallel_for(d.heads(), grain_for(d.L * d.S * 2 * (d.E + d.Ev)), [&](int64_t begin, int64_t end) {
     HeadBuffers<M> hb;
     hb.p.resize(static_cast<size_t>(kBlockQ * kBlockK));
     hb.dp.resize(hb.p.size());

@@ -221,7 +221,8 @@ Tensor run_fused(const Prepared& p, const Tensor& mask, bool is_causal) {
   DimVector shape = batch;
   shape.push_back(L);
   shape.push_back(p.v.size(-1));
-  return out.view(shape);
+  // 4-d operands keep the op's own output (grad_fn the fused node, as PyTorch's).
+  return out.sizes().equals(shape) ? out : out.view(shape);
 }
 
 /// Whether the fused op can take this call: no dropout, no gradient wanted for the mask, and
