@@ -34,8 +34,10 @@ struct Inputs {
 
 template <bool Fused>
 Tensor attend(const Inputs& in) {
-  if constexpr (Fused) return ember::detail::sdpa_fused(in.q, in.k, in.v);
-  else return ember::detail::sdpa_math(in.q, in.k, in.v);
+  if constexpr (Fused)
+    return ember::detail::sdpa_fused(in.q, in.k, in.v);
+  else
+    return ember::detail::sdpa_math(in.q, in.k, in.v);
 }
 
 /// High-water allocator bytes of one forward + backward, in MiB.
@@ -59,8 +61,9 @@ void BM_SdpaFwdBwd(benchmark::State& state) {
     in.reset_grads();
   }
   // Forward 2 products of 2 L^2 E flops, backward 5 (the fused backward recomputes Q K^T).
-  state.counters["GFLOP/s"] = benchmark::Counter(static_cast<double>(kBatch * kHeads * L * L * kHead) * 2 * (Fused ? 7 : 6),
-                                                 benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(static_cast<double>(kBatch * kHeads * L * L * kHead) * 2 * (Fused ? 7 : 6),
+                         benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
   state.counters["footprint_MiB"] = mib;
 }
 
@@ -77,8 +80,28 @@ void BM_SdpaFwd(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_SdpaFwdBwd<true>)->Name("sdpa_fused_fwdbwd")->Arg(512)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_SdpaFwdBwd<false>)->Name("sdpa_math_fwdbwd")->Arg(512)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_SdpaFwd<true>)->Name("sdpa_fused_fwd")->Arg(512)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_SdpaFwd<false>)->Name("sdpa_math_fwd")->Arg(512)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SdpaFwdBwd<true>)
+    ->Name("sdpa_fused_fwdbwd")
+    ->Arg(512)
+    ->Arg(2048)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_SdpaFwdBwd<false>)
+    ->Name("sdpa_math_fwdbwd")
+    ->Arg(512)
+    ->Arg(2048)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_SdpaFwd<true>)
+    ->Name("sdpa_fused_fwd")
+    ->Arg(512)
+    ->Arg(2048)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_SdpaFwd<false>)
+    ->Name("sdpa_math_fwd")
+    ->Arg(512)
+    ->Arg(2048)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_MAIN();

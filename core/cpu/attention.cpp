@@ -195,8 +195,8 @@ void forward_impl(const Tensor& q, const Tensor& k, const Tensor& v, const Tenso
         loaded = bh;
       }
       const M* Q = as_compute<T, M>(qp + (bh * d.L + i0) * d.E, bq * d.E, qbuf);
-      forward_tile<T, M, LseT>(Q, K, V, mask_head<T>(mask, d, bh), d, is_causal, static_cast<M>(scale), i0, bq, st,
-                               op + (bh * d.L + i0) * d.Ev, lp + bh * d.L + i0);
+      forward_tile<T, M, LseT>(Q, K, V, mask_head<T>(mask, d, bh), d, is_causal, static_cast<M>(scale), i0,
+                               bq, st, op + (bh * d.L + i0) * d.Ev, lp + bh * d.L + i0);
     }
   });
 }
@@ -212,8 +212,9 @@ struct HeadBuffers {
 
 /// P = exp(scale * Q_i K_j^T + mask - lse) for one tile (0 where lse is -inf).
 template <class T, class M, class LseT>
-void tile_probabilities(const HeadBuffers<M>& hb, M* p, const MaskHead<T>& mask, const Dims& d, bool is_causal, M scale,
-                        const LseT* lse, int64_t i0, int64_t bq, int64_t j0, int64_t bk) {
+void tile_probabilities(const HeadBuffers<M>& hb, M* p, const MaskHead<T>& mask, const Dims& d,
+                        bool is_causal, M scale, const LseT* lse, int64_t i0, int64_t bq, int64_t j0,
+                        int64_t bk) {
   gemm<M>(false, true, bq, bk, d.E, scale, hb.Q + i0 * d.E, d.E, hb.K + j0 * d.E, d.E, M(0), p, bk);
   for (int64_t r = 0; r < bq; ++r) {
     M* row = p + r * bk;
@@ -250,9 +251,9 @@ void store(const std::vector<M>& src, T* dst) {
 }
 
 template <class T, class LseT>
-void backward_impl(const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
-                   bool is_causal, double scale, const Tensor& out, const Tensor& logsumexp, Tensor& grad_q,
-                   Tensor& grad_k, Tensor& grad_v) {
+void backward_impl(const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v,
+                   const Tensor& mask, bool is_causal, double scale, const Tensor& out,
+                   const Tensor& logsumexp, Tensor& grad_q, Tensor& grad_k, Tensor& grad_v) {
   using M = opmath_t<T>;
   const Dims d = dims_of(q, v);
   const M sc = static_cast<M>(scale);
@@ -291,18 +292,23 @@ void backward_impl(const Tensor& grad_out, const Tensor& q, const Tensor& k, con
 void sdpa_forward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, bool is_causal,
                   double scale, Tensor& out, Tensor& logsumexp) {
   visit_float_dtype(q.dtype(), "_scaled_dot_product_flash_attention_for_cpu", [&]<typename T>() {
-    if constexpr (std::is_same_v<T, double>) forward_impl<T, double>(q, k, v, mask, is_causal, scale, out, logsumexp);
-    else forward_impl<T, float>(q, k, v, mask, is_causal, scale, out, logsumexp);
+    if constexpr (std::is_same_v<T, double>)
+      forward_impl<T, double>(q, k, v, mask, is_causal, scale, out, logsumexp);
+    else
+      forward_impl<T, float>(q, k, v, mask, is_causal, scale, out, logsumexp);
   });
 }
 
-void sdpa_backward(const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
-                   bool is_causal, double scale, const Tensor& out, const Tensor& logsumexp, Tensor& grad_q,
-                   Tensor& grad_k, Tensor& grad_v) {
+void sdpa_backward(const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v,
+                   const Tensor& mask, bool is_causal, double scale, const Tensor& out,
+                   const Tensor& logsumexp, Tensor& grad_q, Tensor& grad_k, Tensor& grad_v) {
   visit_float_dtype(q.dtype(), "_scaled_dot_product_flash_attention_for_cpu_backward", [&]<typename T>() {
     if constexpr (std::is_same_v<T, double>)
-      backward_impl<T, double>(grad_out, q, k, v, mask, is_causal, scale, out, logsumexp, grad_q, grad_k, grad_v);
-    else backward_impl<T, float>(grad_out, q, k, v, mask, is_causal, scale, out, logsumexp, grad_q, grad_k, grad_v);
+      backward_impl<T, double>(grad_out, q, k, v, mask, is_causal, scale, out, logsumexp, grad_q, grad_k,
+                               grad_v);
+    else
+      backward_impl<T, float>(grad_out, q, k, v, mask, is_causal, scale, out, logsumexp, grad_q, grad_k,
+                              grad_v);
   });
 }
 

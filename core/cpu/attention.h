@@ -23,8 +23,8 @@ void sdpa_forward(const Tensor& q, const Tensor& k, const Tensor& v, const Tenso
 
 /// Writes grad_q, grad_k, grad_v (dense, shaped as q, k, v) from the forward's out and
 /// logsumexp; grad_out dense, q's dtype.
-void sdpa_backward(const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
-                   bool is_causal, double scale, const Tensor& out, const Tensor& logsumexp, Tensor& grad_q,
-                   Tensor& grad_k, Tensor& grad_v);
+void sdpa_backward(const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v,
+                   const Tensor& mask, bool is_causal, double scale, const Tensor& out,
+                   const Tensor& logsumexp, Tensor& grad_q, Tensor& grad_k, Tensor& grad_v);
 
 }  // namespace ember::cpu

@@ -40,20 +40,22 @@ void check_inputs(const Tensor& q, const Tensor& k, const Tensor& v, const Tenso
               type_meta_name(q.dtype()), " key.dtype: ", type_meta_name(k.dtype()),
               " and value.dtype: ", type_meta_name(v.dtype()), " instead.");
   EMBER_CHECK(q.device() == k.device() && q.device() == v.device(),
-              "Expected query, key, and value to have the same device type, but got query.device: ", q.device(),
-              " key.device: ", k.device(), " and value.device: ", v.device(), " instead.");
+              "Expected query, key, and value to have the same device type, but got query.device: ",
+              q.device(), " key.device: ", k.device(), " and value.device: ", v.device(), " instead.");
   EMBER_CHECK(q.dim() >= 2 && k.dim() >= 2 && v.dim() >= 2,
-              "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: ", q.dim(),
-              " key.dim: ", k.dim(), " and value.dim: ", v.dim(), " instead.");
+              "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: ",
+              q.dim(), " key.dim: ", k.dim(), " and value.dim: ", v.dim(), " instead.");
   if (mask.defined()) {
     const ScalarType md = mask.dtype();
-    EMBER_CHECK(md == kBool || md == kFloat || md == q.dtype(),
-                "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: ",
-                type_meta_name(md), " and  query.dtype: ", type_meta_name(q.dtype()), " instead.");
+    EMBER_CHECK(
+        md == kBool || md == kFloat || md == q.dtype(),
+        "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: ",
+        type_meta_name(md), " and  query.dtype: ", type_meta_name(q.dtype()), " instead.");
   }
   // The math kernels' own complaints, which are what PyTorch users see for integer inputs.
-  EMBER_CHECK(q.is_floating_point(), q.dim() == 2 ? "expected m1 and m2 to have the same dtype, but got: float != "
-                                                  : "expected scalar type Float but found ",
+  EMBER_CHECK(q.is_floating_point(),
+              q.dim() == 2 ? "expected m1 and m2 to have the same dtype, but got: float != "
+                           : "expected scalar type Float but found ",
               q.dim() == 2 ? type_meta_name(q.dtype()) : scalar_type_name(q.dtype()));
   EMBER_CHECK(!(is_causal && mask.defined()),
               "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
@@ -67,11 +69,11 @@ void check_shapes(const Tensor& q, const Tensor& k, const Tensor& v, const Tenso
   const bool mm = q.dim() == 2 && k.dim() == 2;
   const int64_t nb = numel_of(batch);
   if (mm)
-    EMBER_CHECK(k.size(-1) == E, "mat1 and mat2 shapes cannot be multiplied (", L, "x", E, " and ", k.size(-1), "x",
-                S, ")");
+    EMBER_CHECK(k.size(-1) == E, "mat1 and mat2 shapes cannot be multiplied (", L, "x", E, " and ",
+                k.size(-1), "x", S, ")");
   else
-    EMBER_CHECK(k.size(-1) == E, "Expected size for first two dimensions of batch2 tensor to be: [", nb, ", ", E,
-                "] but got: [", nb, ", ", k.size(-1), "].");
+    EMBER_CHECK(k.size(-1) == E, "Expected size for first two dimensions of batch2 tensor to be: [", nb, ", ",
+                E, "] but got: [", nb, ", ", k.size(-1), "].");
   DimVector attn = batch;
   attn.push_back(L);
   attn.push_back(S);
@@ -83,11 +85,11 @@ void check_shapes(const Tensor& q, const Tensor& k, const Tensor& v, const Tenso
   }
   batch = broadcast_shapes(batch, batch_of(v));
   if (mm && v.dim() == 2)
-    EMBER_CHECK(v.size(-2) == S, "mat1 and mat2 shapes cannot be multiplied (", L, "x", S, " and ", v.size(-2), "x",
-                v.size(-1), ")");
+    EMBER_CHECK(v.size(-2) == S, "mat1 and mat2 shapes cannot be multiplied (", L, "x", S, " and ",
+                v.size(-2), "x", v.size(-1), ")");
   else
-    EMBER_CHECK(v.size(-2) == S, "Expected size for first two dimensions of batch2 tensor to be: [", numel_of(batch),
-                ", ", S, "] but got: [", numel_of(batch), ", ", v.size(-2), "].");
+    EMBER_CHECK(v.size(-2) == S, "Expected size for first two dimensions of batch2 tensor to be: [",
+                numel_of(batch), ", ", S, "] but got: [", numel_of(batch), ", ", v.size(-2), "].");
 }
 
 /// Grouped-query attention: each key/value head serves H_q / H_kv query heads, as PyTorch's
@@ -130,7 +132,8 @@ Prepared prepare(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
 /// A boolean mask (true = take part) as 0 / -inf in `dtype`; a float mask cast to `dtype`.
 Tensor additive_mask(const Tensor& mask, ScalarType dtype) {
   if (mask.dtype() != kBool) return mask.dtype() == dtype ? mask : mask.to(dtype);
-  return zeros(mask.sizes(), TensorOptions().dtype(dtype).device(mask.device())).masked_fill(mask.logical_not(), -kInf);
+  return zeros(mask.sizes(), TensorOptions().dtype(dtype).device(mask.device()))
+      .masked_fill(mask.logical_not(), -kInf);
 }
 
 // ---- the fused op -------------------------------------------------------------------------------
@@ -142,7 +145,8 @@ Tensor additive_mask(const Tensor& mask, ScalarType dtype) {
 struct FusedAttentionBackward final : Op {
   bool is_causal, has_mask, on_cuda;
   double scale;
-  FusedAttentionBackward(bool c, bool m, bool cu, double s) : is_causal(c), has_mask(m), on_cuda(cu), scale(s) {}
+  FusedAttentionBackward(bool c, bool m, bool cu, double s)
+      : is_causal(c), has_mask(m), on_cuda(cu), scale(s) {}
   const char* name() const override {
     return on_cuda ? "_scaled_dot_product_flash_attention_backward"
                    : "_scaled_dot_product_flash_attention_for_cpu_backward";
@@ -150,12 +154,12 @@ struct FusedAttentionBackward final : Op {
   Save saves() const override { return Save::kNothing; }
   // in: grad_out, q, k, v, out, logsumexp[, mask]; out: grad_q, grad_k, grad_v.
   void cpu(const TensorList& in, TensorList& out) const override {
-    cpu::sdpa_backward(in[0], in[1], in[2], in[3], has_mask ? in[6] : Tensor(), is_causal, scale, in[4], in[5],
-                       out[0], out[1], out[2]);
+    cpu::sdpa_backward(in[0], in[1], in[2], in[3], has_mask ? in[6] : Tensor(), is_causal, scale, in[4],
+                       in[5], out[0], out[1], out[2]);
   }
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::sdpa_backward(in[0], in[1], in[2], in[3], has_mask ? in[6] : Tensor(), is_causal, scale, in[4], in[5],
-                        out[0], out[1], out[2]);
+    cuda::sdpa_backward(in[0], in[1], in[2], in[3], has_mask ? in[6] : Tensor(), is_causal, scale, in[4],
+                        in[5], out[0], out[1], out[2]);
   }
 };
 
@@ -178,7 +182,8 @@ struct FusedAttention final : Op {
     Tensor q = s.input(0), k = s.input(1), v = s.input(2);
     TensorList in{grads[0].contiguous(), q, k, v, s.output(0), s.output(1)};
     if (has_mask) in.push_back(s.input(3));
-    std::vector<OutSpec> specs{{DimVector(q.sizes()), q.dtype()}, {DimVector(k.sizes()), k.dtype()},
+    std::vector<OutSpec> specs{{DimVector(q.sizes()), q.dtype()},
+                               {DimVector(k.sizes()), k.dtype()},
                                {DimVector(v.sizes()), v.dtype()}};
     TensorList g = run_op(FusedAttentionBackward{is_causal, has_mask, on_cuda, scale}, in, specs);
     if (has_mask) g.emplace_back();
@@ -215,8 +220,8 @@ Tensor run_fused(const Prepared& p, const Tensor& mask, bool is_causal) {
   DimVector batch = broadcast_shapes(broadcast_shapes(batch_of(p.q), batch_of(p.k)), batch_of(p.v));
   const int64_t L = p.q.size(-2), S = p.k.size(-2);
   Tensor m = mask.defined() ? mask_4d(additive_mask(mask, p.q.dtype()), batch, L, S) : Tensor();
-  auto [out, lse] = _scaled_dot_product_fused_attention(as_4d(p.q, batch), as_4d(p.k, batch), as_4d(p.v, batch), m,
-                                                        is_causal, p.scale);
+  auto [out, lse] = _scaled_dot_product_fused_attention(as_4d(p.q, batch), as_4d(p.k, batch),
+                                                        as_4d(p.v, batch), m, is_causal, p.scale);
   (void)lse;
   DimVector shape = batch;
   shape.push_back(L);
@@ -249,8 +254,9 @@ Tensor math_impl(const Prepared& p, const Tensor& mask, double dropout_p, bool i
     Tensor hidden = ones({L, S}, TensorOptions().dtype(kBool).device(p.q.device())).tril().logical_not();
     attn = attn.masked_fill(hidden, -kInf);
   }
-  if (mask.defined()) attn = mask.dtype() == kBool ? attn.masked_fill(mask.logical_not(), -kInf)
-                                                   : attn + additive_mask(mask, attn.dtype());
+  if (mask.defined())
+    attn = mask.dtype() == kBool ? attn.masked_fill(mask.logical_not(), -kInf)
+                                 : attn + additive_mask(mask, attn.dtype());
   attn = (mask.defined() || is_causal) ? safe_softmax(attn) : attn.softmax(-1);
   if (dropout_p > 0) attn = dropout(attn, dropout_p, true);
   return attn.matmul(p.v);
@@ -266,28 +272,35 @@ std::tuple<Tensor, Tensor> _scaled_dot_product_fused_attention(const Tensor& que
                                                                const Tensor& value, const Tensor& attn_mask,
                                                                bool is_causal, double scale) {
   EMBER_CHECK(query.dim() == 4 && key.dim() == 4 && value.dim() == 4,
-              "_scaled_dot_product_fused_attention: expected 4-D query, key and value, got ", query.dim(), "-D, ",
-              key.dim(), "-D and ", value.dim(), "-D");
+              "_scaled_dot_product_fused_attention: expected 4-D query, key and value, got ", query.dim(),
+              "-D, ", key.dim(), "-D and ", value.dim(), "-D");
   EMBER_CHECK(query.is_floating_point() && query.dtype() == key.dtype() && query.dtype() == value.dtype(),
               "_scaled_dot_product_fused_attention: expected query, key and value of one floating dtype");
   const int64_t B = query.size(0), H = query.size(1), L = query.size(2), S = key.size(2);
   EMBER_CHECK(key.sizes().equals({B, H, S, query.size(3)}) && value.size(0) == B && value.size(1) == H &&
                   value.size(2) == S,
-              "_scaled_dot_product_fused_attention: shapes do not match: query ", query.sizes(), ", key ", key.sizes(),
-              ", value ", value.sizes());
+              "_scaled_dot_product_fused_attention: shapes do not match: query ", query.sizes(), ", key ",
+              key.sizes(), ", value ", value.sizes());
   const bool on_cuda = query.device().is_cuda();
+  EMBER_CHECK(
+      !on_cuda || cuda::sdpa_fused_supported(query.size(3), value.size(3), static_cast<int>(query.dtype())),
+      "_scaled_dot_product_fused_attention: the CUDA kernels do not take head sizes ", query.size(3), "/",
+      value.size(3), " in ", scalar_type_name(query.dtype()));
   const ScalarType lse_dtype = query.dtype() == kDouble ? kDouble : kFloat;
   TensorList in{query.contiguous(), key.contiguous(), value.contiguous()};
   if (attn_mask.defined()) {
     EMBER_CHECK(!(attn_mask.requires_grad() && GradMode::is_enabled()),
                 "_scaled_dot_product_fused_attention: the fused kernels give attn_mask no gradient; "
                 "use scaled_dot_product_attention, which takes the plain path for a mask that needs one");
-    EMBER_CHECK(attn_mask.dtype() == query.dtype(), "_scaled_dot_product_fused_attention: expected an additive mask of ",
+    EMBER_CHECK(attn_mask.dtype() == query.dtype(),
+                "_scaled_dot_product_fused_attention: expected an additive mask of ",
                 scalar_type_name(query.dtype()), ", got ", scalar_type_name(attn_mask.dtype()));
-    in.push_back(attn_mask.dim() == 4 && attn_mask.sizes().equals({B, H, L, S}) ? attn_mask
-                                                                                : attn_mask.expand({B, H, L, S}));
+    in.push_back(attn_mask.dim() == 4 && attn_mask.sizes().equals({B, H, L, S})
+                     ? attn_mask
+                     : attn_mask.expand({B, H, L, S}));
   }
-  std::vector<OutSpec> specs{{DimVector{B, H, L, value.size(3)}, query.dtype()}, {DimVector{B, H, L}, lse_dtype}};
+  std::vector<OutSpec> specs{{DimVector{B, H, L, value.size(3)}, query.dtype()},
+                             {DimVector{B, H, L}, lse_dtype}};
   TensorList out = run_op(FusedAttention{is_causal, attn_mask.defined(), on_cuda, scale}, in, specs);
   return {out[0], out[1]};
 }
@@ -296,8 +309,8 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                                     const Tensor& attn_mask, double dropout_p, bool is_causal,
                                     std::optional<double> scale, bool enable_gqa) {
   if (autocast::is_active()) [[unlikely]]
-    return autocast::call(kSdpaAutocast, &scaled_dot_product_attention, query, key, value, attn_mask, dropout_p,
-                          is_causal, scale, enable_gqa);
+    return autocast::call(kSdpaAutocast, &scaled_dot_product_attention, query, key, value, attn_mask,
+                          dropout_p, is_causal, scale, enable_gqa);
   Prepared p = prepare(query, key, value, attn_mask, is_causal, scale, enable_gqa);
   if (fused_applies(p, attn_mask, dropout_p)) return run_fused(p, attn_mask, is_causal);
   return math_impl(p, attn_mask, dropout_p, is_causal);
@@ -308,8 +321,8 @@ namespace detail {
 Tensor sdpa_math(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask,
                  double dropout_p, bool is_causal, std::optional<double> scale, bool enable_gqa) {
   if (autocast::is_active()) [[unlikely]]
-    return autocast::call(kSdpaAutocast, &sdpa_math, query, key, value, attn_mask, dropout_p, is_causal, scale,
-                          enable_gqa);
+    return autocast::call(kSdpaAutocast, &sdpa_math, query, key, value, attn_mask, dropout_p, is_causal,
+                          scale, enable_gqa);
   return math_impl(prepare(query, key, value, attn_mask, is_causal, scale, enable_gqa), attn_mask, dropout_p,
                    is_causal);
 }

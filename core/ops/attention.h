@@ -19,8 +19,9 @@ namespace ember {
 /// A query that sees no key gives zeros (and zero gradients). dropout_p > 0 always drops (as
 /// the functional form does: pass 0 in eval).
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
-                                    const Tensor& attn_mask = {}, double dropout_p = 0.0, bool is_causal = false,
-                                    std::optional<double> scale = std::nullopt, bool enable_gqa = false);
+                                    const Tensor& attn_mask = {}, double dropout_p = 0.0,
+                                    bool is_causal = false, std::optional<double> scale = std::nullopt,
+                                    bool enable_gqa = false);
 
 /// The fused op itself on 4-D operands: q [B, H, L, E], k [B, H, S, E], v [B, H, S, Ev] of
 /// one floating dtype, attn_mask undefined or an additive mask of q's dtype broadcastable to
@@ -42,7 +43,8 @@ Tensor sdpa_math(const Tensor& query, const Tensor& key, const Tensor& value, co
 /// scaled_dot_product_attention forced onto the fused op (for tests and benchmarks): the same
 /// checks, broadcasting and GQA, no dropout.
 Tensor sdpa_fused(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask = {},
-                  bool is_causal = false, std::optional<double> scale = std::nullopt, bool enable_gqa = false);
+                  bool is_causal = false, std::optional<double> scale = std::nullopt,
+                  bool enable_gqa = false);
 }  // namespace detail
 
 }  // namespace ember

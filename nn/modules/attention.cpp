@@ -32,12 +32,12 @@ std::string shape_str(IntArrayRef s) {
 }
 
 /// PyTorch's _mha_shape_check: whether the call is batched, checking the operands' dims.
-bool mha_shape_check(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& key_padding_mask,
-                     const Tensor& attn_mask, int64_t num_heads) {
+bool mha_shape_check(const Tensor& query, const Tensor& key, const Tensor& value,
+                     const Tensor& key_padding_mask, const Tensor& attn_mask, int64_t num_heads) {
   if (query.dim() == 3) {
     EMBER_CHECK(key.dim() == 3 && value.dim() == 3,
-                "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found ", key.dim(), "-D and ",
-                value.dim(), "-D tensors respectively");
+                "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found ", key.dim(),
+                "-D and ", value.dim(), "-D tensors respectively");
     EMBER_CHECK(!key_padding_mask.defined() || key_padding_mask.dim() == 2,
                 "For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but found ",
                 key_padding_mask.dim(), "-D tensor instead");
@@ -46,11 +46,11 @@ bool mha_shape_check(const Tensor& query, const Tensor& key, const Tensor& value
                 attn_mask.dim(), "-D tensor instead");
     return true;
   }
-  EMBER_CHECK(query.dim() == 2, "query should be unbatched 2D or batched 3D tensor but received ", query.dim(),
-              "-D query tensor");
+  EMBER_CHECK(query.dim() == 2, "query should be unbatched 2D or batched 3D tensor but received ",
+              query.dim(), "-D query tensor");
   EMBER_CHECK(key.dim() == 2 && value.dim() == 2,
-              "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found ", key.dim(), "-D and ",
-              value.dim(), "-D tensors respectively");
+              "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found ", key.dim(),
+              "-D and ", value.dim(), "-D tensors respectively");
   EMBER_CHECK(!key_padding_mask.defined() || key_padding_mask.dim() == 1,
               "For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but found ",
               key_padding_mask.dim(), "-D tensor instead");
@@ -71,8 +71,8 @@ bool mha_shape_check(const Tensor& query, const Tensor& key, const Tensor& value
 /// float masks pass unchanged.
 Tensor canonical_mask(const Tensor& mask, const char* mask_name, ScalarType dtype) {
   if (!mask.defined()) return mask;
-  EMBER_CHECK(mask.dtype() == kBool || mask.is_floating_point(), "only bool and floating types of ", mask_name,
-              " are supported");
+  EMBER_CHECK(mask.dtype() == kBool || mask.is_floating_point(), "only bool and floating types of ",
+              mask_name, " are supported");
   if (mask.is_floating_point()) return mask;
   return zeros(mask.sizes(), TensorOptions().dtype(dtype).device(mask.device())).masked_fill(mask, -kInf);
 }
@@ -109,8 +109,8 @@ Tensor attn_mask_3d(const Tensor& mask, int64_t tgt_len, int64_t src_len, int64_
   }
   EMBER_CHECK(mask.dim() == 3, "attn_mask's dimension ", mask.dim(), " is not supported");
   EMBER_CHECK(mask.size(0) == bsz * num_heads && mask.size(1) == tgt_len && mask.size(2) == src_len,
-              "The shape of the 3D attn_mask is ", shape_str(mask.sizes()), ", but should be (", bsz * num_heads,
-              ", ", tgt_len, ", ", src_len, ").");
+              "The shape of the 3D attn_mask is ", shape_str(mask.sizes()), ", but should be (",
+              bsz * num_heads, ", ", tgt_len, ", ", src_len, ").");
   return mask;
 }
 
@@ -135,9 +135,10 @@ void append_keys(Heads& h, const MultiheadAttentionForwardFuncOptions& o, int64_
   }
   auto heads_first = [&](const Tensor& t, const Tensor& fixed, const char* name) {
     if (!fixed.defined()) return t.view({t.size(0), bsz * num_heads, head_dim}).transpose(0, 1);
-    EMBER_CHECK(fixed.size(0) == bsz * num_heads, "expecting ", name, ".size(0) of ", bsz * num_heads, ", but got ",
-                fixed.size(0));
-    EMBER_CHECK(fixed.size(2) == head_dim, "expecting ", name, ".size(2) of ", head_dim, ", but got ", fixed.size(2));
+    EMBER_CHECK(fixed.size(0) == bsz * num_heads, "expecting ", name, ".size(0) of ", bsz * num_heads,
+                ", but got ", fixed.size(0));
+    EMBER_CHECK(fixed.size(2) == head_dim, "expecting ", name, ".size(2) of ", head_dim, ", but got ",
+                fixed.size(2));
     return fixed;
   };
   h.q = h.q.view({h.q.size(0), bsz * num_heads, head_dim}).transpose(0, 1);
@@ -155,8 +156,8 @@ void append_keys(Heads& h, const MultiheadAttentionForwardFuncOptions& o, int64_
 void merge_padding(Heads& h, int64_t bsz, int64_t num_heads) {
   if (!h.key_padding_mask.defined()) return;
   const int64_t src_len = h.k.size(1);
-  EMBER_CHECK(h.key_padding_mask.size(0) == bsz, "Expected key_padded_mask.shape[0] to be ", bsz, ", but got ",
-              h.key_padding_mask.size(0));
+  EMBER_CHECK(h.key_padding_mask.size(0) == bsz, "Expected key_padded_mask.shape[0] to be ", bsz,
+              ", but got ", h.key_padding_mask.size(0));
   EMBER_CHECK(h.key_padding_mask.size(1) == src_len, "Expected key_padded_mask.shape[1] to be ", src_len,
               ", but got ", h.key_padding_mask.size(1));
   Tensor kpm = h.key_padding_mask.view({bsz, 1, 1, src_len})
@@ -174,13 +175,15 @@ std::tuple<Tensor, Tensor, Tensor> project(const Tensor& query, const Tensor& ke
   EMBER_CHECK(o.q_proj_weight().defined(), "use_separate_proj_weight is True but q_proj_weight is None");
   EMBER_CHECK(o.k_proj_weight().defined(), "use_separate_proj_weight is True but k_proj_weight is None");
   EMBER_CHECK(o.v_proj_weight().defined(), "use_separate_proj_weight is True but v_proj_weight is None");
-  TensorList b = o.in_proj_bias().defined() ? o.in_proj_bias().chunk(3) : TensorList{Tensor(), Tensor(), Tensor()};
+  TensorList b =
+      o.in_proj_bias().defined() ? o.in_proj_bias().chunk(3) : TensorList{Tensor(), Tensor(), Tensor()};
   return {linear(query, o.q_proj_weight(), b[0]), linear(key, o.k_proj_weight(), b[1]),
           linear(value, o.v_proj_weight(), b[2])};
 }
 
 /// The weights path: softmax(q k^T / sqrt(d) + mask), kept and returned.
-std::tuple<Tensor, Tensor> attend_with_weights(const Heads& h, double dropout_p, int64_t bsz, int64_t num_heads) {
+std::tuple<Tensor, Tensor> attend_with_weights(const Heads& h, double dropout_p, int64_t bsz,
+                                               int64_t num_heads) {
   const int64_t tgt_len = h.q.size(1), src_len = h.k.size(1);
   Tensor q_scaled = h.q * std::sqrt(1.0 / static_cast<double>(h.q.size(2)));
   EMBER_CHECK(!(h.is_causal && !h.attn_mask.defined()), "FIXME: is_causal not implemented for need_weights");
@@ -189,7 +192,8 @@ std::tuple<Tensor, Tensor> attend_with_weights(const Heads& h, double dropout_p,
   w = w.softmax(-1);
   if (dropout_p > 0.0) w = dropout(w, dropout_p, true);
   Tensor out = w.bmm(h.v);
-  return {out.transpose(0, 1).contiguous().view({tgt_len * bsz, -1}), w.view({bsz, num_heads, tgt_len, src_len})};
+  return {out.transpose(0, 1).contiguous().view({tgt_len * bsz, -1}),
+          w.view({bsz, num_heads, tgt_len, src_len})};
 }
 
 /// The fused path: scaled_dot_product_attention on (N, H, L, d).
@@ -197,7 +201,8 @@ Tensor attend_fused(const Heads& h, double dropout_p, int64_t bsz, int64_t num_h
   const int64_t tgt_len = h.q.size(1), src_len = h.k.size(1), head_dim = h.q.size(2);
   Tensor mask = h.attn_mask;
   if (mask.defined())
-    mask = mask.size(0) == 1 && mask.dim() == 3 ? mask.unsqueeze(0) : mask.view({bsz, num_heads, -1, src_len});
+    mask =
+        mask.size(0) == 1 && mask.dim() == 3 ? mask.unsqueeze(0) : mask.view({bsz, num_heads, -1, src_len});
   Tensor q = h.q.view({bsz, num_heads, tgt_len, head_dim});
   Tensor k = h.k.view({bsz, num_heads, src_len, head_dim});
   Tensor v = h.v.view({bsz, num_heads, src_len, head_dim});
@@ -230,13 +235,15 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, 
     h.attn_mask = canonical_mask(o.attn_mask(), "attn_mask", query.dtype());
     if (h.key_padding_mask.defined()) h.is_causal = false;
   }
-  EMBER_CHECK(embed_dim == o.embed_dim_to_check(), "was expecting embedding dimension of ", o.embed_dim_to_check(),
-              ", but got ", embed_dim);
+  EMBER_CHECK(embed_dim == o.embed_dim_to_check(), "was expecting embedding dimension of ",
+              o.embed_dim_to_check(), ", but got ", embed_dim);
   const int64_t head_dim = embed_dim / num_heads;
-  EMBER_CHECK(head_dim * num_heads == embed_dim, "embed_dim ", embed_dim, " not divisible by num_heads ", num_heads);
+  EMBER_CHECK(head_dim * num_heads == embed_dim, "embed_dim ", embed_dim, " not divisible by num_heads ",
+              num_heads);
   if (o.use_separate_proj_weight())
-    EMBER_CHECK(key.size(0) == value.size(0) && key.size(1) == value.size(1), "key's sequence and batch dims ",
-                shape_str(key.sizes().slice(0, 2)), " do not match value's ", shape_str(value.sizes().slice(0, 2)));
+    EMBER_CHECK(key.size(0) == value.size(0) && key.size(1) == value.size(1),
+                "key's sequence and batch dims ", shape_str(key.sizes().slice(0, 2)),
+                " do not match value's ", shape_str(value.sizes().slice(0, 2)));
   else
     EMBER_CHECK(key.sizes().equals(value.sizes()), "key shape ", shape_str(key.sizes()),
                 " does not match value shape ", shape_str(value.sizes()));
@@ -246,8 +253,10 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, 
   merge_padding(h, bsz, num_heads);
   const double dropout_p = o.training() ? o.dropout_p() : 0.0;
   Tensor out, weights;
-  if (o.need_weights()) std::tie(out, weights) = attend_with_weights(h, dropout_p, bsz, num_heads);
-  else out = attend_fused(h, dropout_p, bsz, num_heads);
+  if (o.need_weights())
+    std::tie(out, weights) = attend_with_weights(h, dropout_p, bsz, num_heads);
+  else
+    out = attend_fused(h, dropout_p, bsz, num_heads);
   out = linear(out, o.out_proj_weight(), o.out_proj_bias()).view({tgt_len, bsz, -1});
   if (weights.defined() && o.average_attn_weights()) weights = weights.mean({1});
   if (!batched) {
@@ -261,7 +270,8 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(const Tensor& query_in, 
 
 // ---- MultiheadAttention ---------------------------------------------------------------------
 
-MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& options_) : options(options_) {
+MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& options_)
+    : options(options_) {
   reset();
 }
 
@@ -308,9 +318,10 @@ void MultiheadAttentionImpl::reset_parameters() {
 void MultiheadAttentionImpl::pretty_print(std::ostream& stream) const { stream << "MultiheadAttention"; }
 
 std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, const Tensor& key,
-                                                           const Tensor& value, const Tensor& key_padding_mask,
-                                                           bool need_weights, const Tensor& attn_mask,
-                                                           bool average_attn_weights, bool is_causal) {
+                                                           const Tensor& value,
+                                                           const Tensor& key_padding_mask, bool need_weights,
+                                                           const Tensor& attn_mask, bool average_attn_weights,
+                                                           bool is_causal) {
   const bool batched = query.dim() == 3;
   Tensor q = query, k = key, v = value;
   if (options.batch_first() && batched) {
@@ -329,8 +340,10 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
       .average_attn_weights(average_attn_weights)
       .is_causal(is_causal);
   if (!qkv_same_embed_dim)
-    o.use_separate_proj_weight(true).q_proj_weight(q_proj_weight).k_proj_weight(k_proj_weight).v_proj_weight(
-        v_proj_weight);
+    o.use_separate_proj_weight(true)
+        .q_proj_weight(q_proj_weight)
+        .k_proj_weight(k_proj_weight)
+        .v_proj_weight(v_proj_weight);
   auto [out, weights] = functional::multi_head_attention_forward(q, k, v, o);
   if (options.batch_first() && batched) out = out.transpose(1, 0);
   return {out, weights};

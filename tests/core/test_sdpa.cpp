@@ -53,16 +53,18 @@ void check_all_close(const Tensor& a, const Tensor& b, double atol, double rtol)
 }
 
 /// The fused path against the plain composition on the same inputs (values and gradients).
-void check_fused_equals_math(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, bool causal,
-                             bool gqa = false, double atol = 1e-10, double rtol = 1e-8) {
-  Tensor g = randn(ember::detail::sdpa_math(q.detach(), k.detach(), v.detach(), mask, 0.0, causal, std::nullopt, gqa)
-                       .sizes(),
-                   kDouble);
-  Result fused = run([&](auto& a, auto& b, auto& c) { return ember::detail::sdpa_fused(a, b, c, mask, causal, {}, gqa); },
-                     q, k, v, g);
-  Result math = run(
-      [&](auto& a, auto& b, auto& c) { return ember::detail::sdpa_math(a, b, c, mask, 0.0, causal, {}, gqa); }, q, k,
-      v, g);
+void check_fused_equals_math(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
+                             bool causal, bool gqa = false, double atol = 1e-10, double rtol = 1e-8) {
+  Tensor g =
+      randn(ember::detail::sdpa_math(q.detach(), k.detach(), v.detach(), mask, 0.0, causal, std::nullopt, gqa)
+                .sizes(),
+            kDouble);
+  Result fused = run(
+      [&](auto& a, auto& b, auto& c) { return ember::detail::sdpa_fused(a, b, c, mask, causal, {}, gqa); }, q,
+      k, v, g);
+  Result math = run([&](auto& a, auto& b,
+                        auto& c) { return ember::detail::sdpa_math(a, b, c, mask, 0.0, causal, {}, gqa); },
+                    q, k, v, g);
   check_all_close(fused.out, math.out, atol, rtol);
   check_all_close(fused.gq, math.gq, atol, rtol);
   check_all_close(fused.gk, math.gk, atol, rtol);
@@ -74,7 +76,8 @@ void check_fused_equals_math(const Tensor& q, const Tensor& k, const Tensor& v, 
 TEST_CASE("test_sdpa: a hand-worked case") {
   // q = [1, 0], k = [[1, 0], [0, 1]], v = [[1, 2], [3, 4]], scale 1/sqrt(2): scores
   // [1/sqrt(2), 0], p = softmax, out = p0 [1, 2] + p1 [3, 4].
-  Tensor q = from_values({1, 0}, {1, 2}), k = from_values({1, 0, 0, 1}, {2, 2}), v = from_values({1, 2, 3, 4}, {2, 2});
+  Tensor q = from_values({1, 0}, {1, 2}), k = from_values({1, 0, 0, 1}, {2, 2}),
+         v = from_values({1, 2, 3, 4}, {2, 2});
   const double e = std::exp(1 / std::sqrt(2.0)), p0 = e / (e + 1), p1 = 1 / (e + 1);
   std::vector<double> expected{p0 + 3 * p1, 2 * p0 + 4 * p1};
   check_close(scaled_dot_product_attention(q, k, v), expected, 1e-12, 1e-12);
@@ -84,12 +87,14 @@ TEST_CASE("test_sdpa: a hand-worked case") {
 
 TEST_CASE("test_sdpa: fused equals the plain composition across lengths, head sizes and masks") {
   manual_seed(1);
-  const std::vector<std::pair<int64_t, int64_t>> lengths{{1, 1}, {7, 7}, {65, 130}, {130, 65}, {7, 1}, {1, 65}};
+  const std::vector<std::pair<int64_t, int64_t>> lengths{{1, 1},    {7, 7}, {65, 130},
+                                                         {130, 65}, {7, 1}, {1, 65}};
   for (auto [L, S] : lengths) {
     for (int64_t E : {1, 8, 64, 80, 130}) {
       if (L * S * E > 130 * 65 * 80) continue;  // keep the sweep quick
       const int64_t Ev = E == 8 ? 5 : E;
-      Tensor q = randn({2, 2, L, E}, kDouble), k = randn({2, 2, S, E}, kDouble), v = randn({2, 2, S, Ev}, kDouble);
+      Tensor q = randn({2, 2, L, E}, kDouble), k = randn({2, 2, S, E}, kDouble),
+             v = randn({2, 2, S, Ev}, kDouble);
       INFO("L=" << L << " S=" << S << " E=" << E);
       check_fused_equals_math(q, k, v, {}, false);
       check_fused_equals_math(q, k, v, {}, true);
@@ -107,10 +112,13 @@ TEST_CASE("test_sdpa: fused equals plain in float32, with odd batch shapes, broa
   check_fused_equals_math(randn({7, 8}), randn({9, 8}), randn({9, 3}), {}, true, false, 1e-5, 1e-4);
   check_fused_equals_math(randn({2, 2, 3, 5, 8}), randn({2, 2, 3, 6, 8}), randn({2, 2, 3, 6, 4}),
                           randn({2, 1, 1, 5, 6}), false, false, 1e-5, 1e-4);
-  check_fused_equals_math(randn({2, 1, 5, 8}), randn({1, 3, 6, 8}), randn({1, 3, 6, 8}), {}, false, false, 1e-5, 1e-4);
+  check_fused_equals_math(randn({2, 1, 5, 8}), randn({1, 3, 6, 8}), randn({1, 3, 6, 8}), {}, false, false,
+                          1e-5, 1e-4);
   // Grouped-query attention: 6 query heads on 3 key heads and 2 value heads.
-  check_fused_equals_math(randn({2, 6, 5, 8}), randn({2, 3, 7, 8}), randn({2, 2, 7, 4}), {}, false, true, 1e-5, 1e-4);
-  check_fused_equals_math(randn({1, 4, 9, 8}), randn({1, 1, 9, 8}), randn({1, 1, 9, 8}), {}, true, true, 1e-5, 1e-4);
+  check_fused_equals_math(randn({2, 6, 5, 8}), randn({2, 3, 7, 8}), randn({2, 2, 7, 4}), {}, false, true,
+                          1e-5, 1e-4);
+  check_fused_equals_math(randn({1, 4, 9, 8}), randn({1, 1, 9, 8}), randn({1, 1, 9, 8}), {}, true, true, 1e-5,
+                          1e-4);
 }
 
 TEST_CASE("test_sdpa: a query that sees no key gives zeros and zero gradients on both paths") {
@@ -144,10 +152,12 @@ TEST_CASE("test_sdpa: a query that sees no key gives zeros and zero gradients on
 TEST_CASE("test_sdpa: float16 and bfloat16 accumulate in float") {
   manual_seed(4);
   for (ScalarType dt : {kHalf, kBFloat16}) {
-    Tensor q = randn({2, 2, 65, 64}).to(dt), k = randn({2, 2, 70, 64}).to(dt), v = randn({2, 2, 70, 64}).to(dt);
+    Tensor q = randn({2, 2, 65, 64}).to(dt), k = randn({2, 2, 70, 64}).to(dt),
+           v = randn({2, 2, 70, 64}).to(dt);
     Tensor mask = rand({65, 70}) > 0.2;
     Tensor g = randn({2, 2, 65, 64});
-    Result fused = run([&](auto& a, auto& b, auto& c) { return ember::detail::sdpa_fused(a, b, c, mask); }, q, k, v, g);
+    Result fused =
+        run([&](auto& a, auto& b, auto& c) { return ember::detail::sdpa_fused(a, b, c, mask); }, q, k, v, g);
     // The reference: the plain composition in float64 on the same (rounded) inputs.
     Result ref = run([&](auto& a, auto& b, auto& c) { return ember::detail::sdpa_math(a, b, c, mask); },
                      q.to(kDouble), k.to(kDouble), v.to(kDouble), g);
@@ -168,21 +178,28 @@ TEST_CASE("test_sdpa: gradcheck of the fused and plain paths in float64") {
   bmask.select(0, 0).fill_(0);
   Tensor fmask = randn({1, 2, 3, 5}, kDouble);
   for (bool causal : {false, true}) {
-    check_grad([&](const TensorList& x) { return ember::detail::sdpa_fused(x[0], x[1], x[2], {}, causal); }, {q, k, v});
-    check_grad([&](const TensorList& x) { return ember::detail::sdpa_math(x[0], x[1], x[2], {}, 0.0, causal); },
+    check_grad([&](const TensorList& x) { return ember::detail::sdpa_fused(x[0], x[1], x[2], {}, causal); },
                {q, k, v});
+    check_grad(
+        [&](const TensorList& x) { return ember::detail::sdpa_math(x[0], x[1], x[2], {}, 0.0, causal); },
+        {q, k, v});
   }
   for (const Tensor& mask : {bmask, fmask}) {
-    check_grad([&](const TensorList& x) { return ember::detail::sdpa_fused(x[0], x[1], x[2], mask); }, {q, k, v});
-    check_grad([&](const TensorList& x) { return ember::detail::sdpa_math(x[0], x[1], x[2], mask); }, {q, k, v});
+    check_grad([&](const TensorList& x) { return ember::detail::sdpa_fused(x[0], x[1], x[2], mask); },
+               {q, k, v});
+    check_grad([&](const TensorList& x) { return ember::detail::sdpa_math(x[0], x[1], x[2], mask); },
+               {q, k, v});
   }
   // A float mask that requires grad takes the plain path and gets its gradient.
   Tensor m = fmask.detach().requires_grad_(true);
-  check_grad([&](const TensorList& x) { return scaled_dot_product_attention(x[0], x[1], x[2], x[3]); }, {q, k, v, m});
+  check_grad([&](const TensorList& x) { return scaled_dot_product_attention(x[0], x[1], x[2], x[3]); },
+             {q, k, v, m});
   // GQA and a scale, through the public function.
   Tensor kg = leaf({1, 1, 5, 4}), vg = leaf({1, 1, 5, 3});
   check_grad(
-      [&](const TensorList& x) { return scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, false, 0.7, true); },
+      [&](const TensorList& x) {
+        return scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, false, 0.7, true);
+      },
       {q, kg, vg});
 }
 
@@ -199,7 +216,8 @@ TEST_CASE("test_sdpa: the public function's paths and the fused op's node") {
   check_close(lse, scores.logsumexp({-1}), 1e-5, 1e-5);
   // The fused backward has no derivative of its own (PyTorch's neither): double backward says so.
   Tensor g = autograd::grad({(out * out).sum()}, {q}, {}, true, true)[0];
-  check_error([&] { g.sum().backward(); }, "the derivative for '_scaled_dot_product_flash_attention_for_cpu_backward'");
+  check_error([&] { g.sum().backward(); },
+              "the derivative for '_scaled_dot_product_flash_attention_for_cpu_backward'");
   // Dropout runs the plain composition: p = 1 drops everything.
   check_close(scaled_dot_product_attention(q, k, v, {}, 1.0), std::vector<double>(12, 0.0), 0, 0);
 }
@@ -234,36 +252,70 @@ TEST_CASE("test_sdpa: autocast runs attention in the lower precision on CPU") {
 
 TEST_CASE("test_sdpa: PyTorch's error texts") {
   Tensor q = randn({2, 3, 4, 5}), k = randn({2, 3, 6, 5}), v = randn({2, 3, 6, 7});
-  check_error([&] { scaled_dot_product_attention(q, k, v, ones({4, 6}, TensorOptions().dtype(kBool)), 0.0, true); },
-              "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
-  check_error([&] { scaled_dot_product_attention(q, k.to(kDouble), v); },
-              "Expected query, key, and value to have the same dtype, but got query.dtype: float key.dtype: double "
-              "and value.dtype: float instead.");
-  check_error([&] { scaled_dot_product_attention(randn({5}), randn({5}), randn({5})); },
-              "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: 1 key.dim: 1 and "
-              "value.dim: 1 instead.");
+  check_error(
+      [&] {
+        scaled_dot_product_attention(q, k, v, ones({4, 6}, TensorOptions().dtype(kBool)), 0.0, true);
+      },
+      "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
+  check_error(
+      [&] { scaled_dot_product_attention(q, k.to(kDouble), v); },
+      "Expected query, key, and value to have the same dtype, but got query.dtype: float key.dtype: double "
+      "and value.dtype: float instead.");
+  check_error(
+      [&] { scaled_dot_product_attention(randn({5}), randn({5}), randn({5})); },
+      "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: 1 key.dim: 1 and "
+      "value.dim: 1 instead.");
   check_error([&] { scaled_dot_product_attention(q.to(kLong), k.to(kLong), v.to(kLong)); },
               "expected scalar type Float but found Long");
-  check_error([&] { scaled_dot_product_attention(q, randn({2, 3, 6, 4}), v); },
-              "Expected size for first two dimensions of batch2 tensor to be: [6, 5] but got: [6, 4].");
-  check_error([&] { scaled_dot_product_attention(q, k, randn({2, 3, 5, 7})); },
-              "Expected size for first two dimensions of batch2 tensor to be: [6, 6] but got: [6, 5].");
-  check_error([&] { scaled_dot_product_attention(randn({4, 5}), randn({6, 4}), randn({6, 7})); },
-              "mat1 and mat2 shapes cannot be multiplied (4x5 and 4x6)");
-  check_error([&] { scaled_dot_product_attention(q, randn({3, 3, 6, 5}), randn({3, 3, 6, 7})); },
-              "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0");
-  check_error([&] { scaled_dot_product_attention(q, k, v, ones({4, 5}, TensorOptions().dtype(kBool))); },
-              "The size of tensor a (6) must match the size of tensor b (5) at non-singleton dimension 3");
-  check_error([&] { scaled_dot_product_attention(q, k, v, zeros({1, 1, 1, 4, 6})); },
-              "output with shape [2, 3, 4, 6] doesn't match the broadcast shape [1, 2, 3, 4, 6]");
-  check_error([&] { scaled_dot_product_attention(q, k, v, zeros({4, 6}, kDouble)); },
-              "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: double "
-              "and  query.dtype: float instead.");
-  check_error([&] { scaled_dot_product_attention(q, k, v, zeros({4, 6}, kLong)); },
-              "but got attn_mask.dtype: long int and  query.dtype: float instead.");
   check_error(
-      [&] { scaled_dot_product_attention(randn({2, 5, 4, 5}), k, randn({2, 3, 6, 7}), {}, 0.0, false, {}, true); },
+      [&] {
+        scaled_dot_product_attention(q, randn({2, 3, 6, 4}), v);
+      },
+      "Expected size for first two dimensions of batch2 tensor to be: [6, 5] but got: [6, 4].");
+  check_error(
+      [&] {
+        scaled_dot_product_attention(q, k, randn({2, 3, 5, 7}));
+      },
+      "Expected size for first two dimensions of batch2 tensor to be: [6, 6] but got: [6, 5].");
+  check_error(
+      [&] {
+        scaled_dot_product_attention(randn({4, 5}), randn({6, 4}), randn({6, 7}));
+      },
+      "mat1 and mat2 shapes cannot be multiplied (4x5 and 4x6)");
+  check_error(
+      [&] {
+        scaled_dot_product_attention(q, randn({3, 3, 6, 5}), randn({3, 3, 6, 7}));
+      },
+      "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0");
+  check_error(
+      [&] {
+        scaled_dot_product_attention(q, k, v, ones({4, 5}, TensorOptions().dtype(kBool)));
+      },
+      "The size of tensor a (6) must match the size of tensor b (5) at non-singleton dimension 3");
+  check_error(
+      [&] {
+        scaled_dot_product_attention(q, k, v, zeros({1, 1, 1, 4, 6}));
+      },
+      "output with shape [2, 3, 4, 6] doesn't match the broadcast shape [1, 2, 3, 4, 6]");
+  check_error(
+      [&] {
+        scaled_dot_product_attention(q, k, v, zeros({4, 6}, kDouble));
+      },
+      "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: double "
+      "and  query.dtype: float instead.");
+  check_error(
+      [&] {
+        scaled_dot_product_attention(q, k, v, zeros({4, 6}, kLong));
+      },
+      "but got attn_mask.dtype: long int and  query.dtype: float instead.");
+  check_error(
+      [&] {
+        scaled_dot_product_attention(randn({2, 5, 4, 5}), k, randn({2, 3, 6, 7}), {}, 0.0, false, {}, true);
+      },
       "Number of heads in key and value must divide the number of heads in ");
-  check_error([&] { scaled_dot_product_attention(randn({2, 6, 4, 5}), k, v); },
-              "The size of tensor a (6) must match the size of tensor b (3) at non-singleton dimension 1");
+  check_error(
+      [&] {
+        scaled_dot_product_attention(randn({2, 6, 4, 5}), k, v);
+      },
+      "The size of tensor a (6) must match the size of tensor b (3) at non-singleton dimension 1");
 }

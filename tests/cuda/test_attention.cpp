@@ -16,13 +16,18 @@ namespace {
 
 Tol attention_tol(ScalarType t) {
   switch (t) {
-    case kHalf: return {2e-3, 2e-3};
-    case kBFloat16: return {1.6e-2, 1.6e-2};
-    default: return {2e-5, 2e-4};
+    case kHalf:
+      return {2e-3, 2e-3};
+    case kBFloat16:
+      return {1.6e-2, 1.6e-2};
+    default:
+      return {2e-5, 2e-4};
   }
 }
 
-bool fused_on_cuda(int64_t E, int64_t Ev, ScalarType t) { return cuda::sdpa_fused_supported(E, Ev, static_cast<int>(t)); }
+bool fused_on_cuda(int64_t E, int64_t Ev, ScalarType t) {
+  return cuda::sdpa_fused_supported(E, Ev, static_cast<int>(t));
+}
 
 }  // namespace
 
@@ -41,7 +46,9 @@ TEST_CASE("cuda attention: the fused path's outputs and gradients match the CPU'
           INFO("variant " << variant);  // none, causal, bool mask, float mask
           check_grad_parity(
               [&](const TensorList& x) {
-                Tensor m = variant == 2 ? bmask.to(x[0].device()) : variant == 3 ? fmask.to(x[0].device()) : Tensor();
+                Tensor m = variant == 2   ? bmask.to(x[0].device())
+                           : variant == 3 ? fmask.to(x[0].device())
+                                          : Tensor();
                 return ember::detail::sdpa_fused(x[0], x[1], x[2], m, variant == 1);
               },
               in, attention_tol(t));
@@ -66,13 +73,18 @@ TEST_CASE("cuda attention: logsumexp, fully masked rows, GQA and the path taken"
     // Query 3 sees no key: zeros and zero gradients on both devices.
     Tensor mask = make_input({9, 11}, kBool);
     mask.select(0, 3).fill_(false);
-    check_grad_parity([&](const TensorList& x) { return ember::detail::sdpa_fused(x[0], x[1], x[2], mask.to(x[0].device())); },
-                      in, attention_tol(t));
+    check_grad_parity(
+        [&](const TensorList& x) {
+          return ember::detail::sdpa_fused(x[0], x[1], x[2], mask.to(x[0].device()));
+        },
+        in, attention_tol(t));
     // Grouped-query: 4 query heads on 2 key/value heads.
     TensorList gqa{make_input({1, 4, 9, 64}, t, -1, 1), make_input({1, 2, 11, 64}, t, -1, 1),
                    make_input({1, 2, 11, 64}, t, -1, 1)};
     check_grad_parity(
-        [](const TensorList& x) { return scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, false, {}, true); },
+        [](const TensorList& x) {
+          return scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, false, {}, true);
+        },
         gqa, attention_tol(t));
     // The public function takes the fused kernels on CUDA.
     Tensor q = in[0].to(cuda_device()).requires_grad_(true);

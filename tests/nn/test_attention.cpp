@@ -101,12 +101,14 @@ TEST_CASE("test_attention: MultiheadAttention equals PyTorch's for the same weig
   // Self-attention, key padding + float attn_mask, averaged weights (the weights path).
   check_mha_case("mha_self", nn::MultiheadAttentionOptions(8, 2), true, true, false, true, false);
   // batch_first, kdim/vdim, bias_kv, zero_attn, bool attn_mask, no weights (the SDPA path).
-  check_mha_case("mha_cross",
-                 nn::MultiheadAttentionOptions(8, 4).kdim(6).vdim(5).add_bias_kv(true).add_zero_attn(true).batch_first(
-                     true),
-                 false, true, false, false, false);
+  check_mha_case(
+      "mha_cross",
+      nn::MultiheadAttentionOptions(8, 4).kdim(6).vdim(5).add_bias_kv(true).add_zero_attn(true).batch_first(
+          true),
+      false, true, false, false, false);
   // Unbatched, causal hint, no bias.
-  check_mha_case("mha_causal", nn::MultiheadAttentionOptions(6, 3).bias(false), false, true, true, false, false);
+  check_mha_case("mha_causal", nn::MultiheadAttentionOptions(6, 3).bias(false), false, true, true, false,
+                 false);
   // Per-head weights, float key padding mask, key is value.
   check_mha_case("mha_heads", nn::MultiheadAttentionOptions(8, 2), true, false, false, false, true);
 }
@@ -115,7 +117,8 @@ TEST_CASE("test_attention: MultiheadAttention's parameters, state-dict keys and 
   nn::MultiheadAttention m(nn::MultiheadAttentionOptions(8, 2));
   std::vector<std::string> keys;
   for (const auto& item : m->state_dict()) keys.push_back(item.key());
-  CHECK(keys == std::vector<std::string>{"in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"});
+  CHECK(keys ==
+        std::vector<std::string>{"in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"});
   CHECK(m->in_proj_weight.sizes().equals({24, 8}));
   CHECK(m->in_proj_bias.abs().max().item<double>() == 0);
   CHECK(m->out_proj->bias.abs().max().item<double>() == 0);
@@ -124,11 +127,12 @@ TEST_CASE("test_attention: MultiheadAttention's parameters, state-dict keys and 
   CHECK(m->in_proj_weight.abs().max().item<double>() <= bound);
   CHECK(m->in_proj_weight.abs().max().item<double>() > 0.8 * bound);
 
-  nn::MultiheadAttention sep(nn::MultiheadAttentionOptions(8, 2).kdim(3).vdim(5).add_bias_kv(true).bias(false));
+  nn::MultiheadAttention sep(
+      nn::MultiheadAttentionOptions(8, 2).kdim(3).vdim(5).add_bias_kv(true).bias(false));
   keys.clear();
   for (const auto& item : sep->state_dict()) keys.push_back(item.key());
-  CHECK(keys == std::vector<std::string>{"q_proj_weight", "k_proj_weight", "v_proj_weight", "bias_k", "bias_v",
-                                         "out_proj.weight"});
+  CHECK(keys == std::vector<std::string>{"q_proj_weight", "k_proj_weight", "v_proj_weight", "bias_k",
+                                         "bias_v", "out_proj.weight"});
   CHECK(sep->k_proj_weight.sizes().equals({8, 3}));
   CHECK(sep->v_proj_weight.sizes().equals({8, 5}));
   CHECK(sep->bias_k.sizes().equals({1, 1, 8}));
@@ -143,12 +147,14 @@ TEST_CASE("test_attention: MultiheadAttention gradcheck, and its two paths agree
   Tensor kpm = zeros({2, 4}, TensorOptions().dtype(kBool));
   kpm.select(0, 1).select(0, 3).fill_(1);
   // The inputs through the weights path, the in-projection weight through the SDPA path.
-  check_grad([&](const TensorList& x) { return std::get<0>(m->forward(x[0], x[1], x[2], kpm, true)); }, {q, k, v});
+  check_grad([&](const TensorList& x) { return std::get<0>(m->forward(x[0], x[1], x[2], kpm, true)); },
+             {q, k, v});
   check_grad(
       [&](const TensorList& x) {
-        nn::functional::MultiheadAttentionForwardFuncOptions o(6, 2, x[1], m->in_proj_bias, {}, {}, false, 0.0,
-                                                               m->out_proj->weight, m->out_proj->bias);
-        return std::get<0>(nn::functional::multi_head_attention_forward(x[0], x[0], x[0], o.need_weights(false)));
+        nn::functional::MultiheadAttentionForwardFuncOptions o(6, 2, x[1], m->in_proj_bias, {}, {}, false,
+                                                               0.0, m->out_proj->weight, m->out_proj->bias);
+        return std::get<0>(
+            nn::functional::multi_head_attention_forward(x[0], x[0], x[0], o.need_weights(false)));
       },
       {q.transpose(0, 1).detach().requires_grad_(true), m->in_proj_weight});
   Tensor a = std::get<0>(m->forward(q, k, v, kpm, true)), b = std::get<0>(m->forward(q, k, v, kpm, false));
@@ -170,21 +176,42 @@ TEST_CASE("test_attention: MultiheadAttention error texts") {
               "embed_dim and num_heads must be greater than 0, got embed_dim=0 and num_heads=4 instead");
   nn::MultiheadAttention m(nn::MultiheadAttentionOptions(4, 2));
   Tensor x = randn({3, 2, 4});
-  check_error([&] { m->forward(randn({2, 3, 2, 4}), x, x); },
-              "query should be unbatched 2D or batched 3D tensor but received 4-D query tensor");
-  check_error([&] { m->forward(x, randn({3, 4}), x); },
-              "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found 2-D and 3-D tensors "
-              "respectively");
-  check_error([&] { m->forward(x, x, x, {}, true, zeros({3, 2})); },
-              "The shape of the 2D attn_mask is torch.Size([3, 2]), but should be (3, 3).");
-  check_error([&] { m->forward(x, x, x, {}, true, zeros({3, 3, 3})); },
-              "The shape of the 3D attn_mask is torch.Size([3, 3, 3]), but should be (4, 3, 3).");
+  check_error(
+      [&] {
+        m->forward(randn({2, 3, 2, 4}), x, x);
+      },
+      "query should be unbatched 2D or batched 3D tensor but received 4-D query tensor");
+  check_error(
+      [&] {
+        m->forward(x, randn({3, 4}), x);
+      },
+      "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found 2-D and 3-D tensors "
+      "respectively");
+  check_error(
+      [&] {
+        m->forward(x, x, x, {}, true, zeros({3, 2}));
+      },
+      "The shape of the 2D attn_mask is torch.Size([3, 2]), but should be (3, 3).");
+  check_error(
+      [&] {
+        m->forward(x, x, x, {}, true, zeros({3, 3, 3}));
+      },
+      "The shape of the 3D attn_mask is torch.Size([3, 3, 3]), but should be (4, 3, 3).");
   check_error([&] { m->forward(x, x, x, {}, false, {}, true, true); },
               "Need attn_mask if specifying the is_causal hint.");
-  check_error([&] { m->forward(x, x, x, zeros({2, 3}, kLong)); },
-              "only bool and floating types of key_padding_mask are supported");
-  check_error([&] { m->forward(x, randn({3, 2, 4}), randn({5, 2, 4})); },
-              "key shape torch.Size([3, 2, 4]) does not match value shape torch.Size([5, 2, 4])");
-  check_error([&] { m->forward(randn({3, 2, 6}), randn({3, 2, 6}), randn({3, 2, 6})); },
-              "was expecting embedding dimension of 4, but got 6");
+  check_error(
+      [&] {
+        m->forward(x, x, x, zeros({2, 3}, kLong));
+      },
+      "only bool and floating types of key_padding_mask are supported");
+  check_error(
+      [&] {
+        m->forward(x, randn({3, 2, 4}), randn({5, 2, 4}));
+      },
+      "key shape torch.Size([3, 2, 4]) does not match value shape torch.Size([5, 2, 4])");
+  check_error(
+      [&] {
+        m->forward(randn({3, 2, 6}), randn({3, 2, 6}), randn({3, 2, 6}));
+      },
+      "was expecting embedding dimension of 4, but got 6");
 }
