@@ -9,6 +9,7 @@
 #include "ember/nn/module.h"
 #include "ember/nn/module_holder.h"
 #include "ember/nn/modules/activation.h"
+#include "ember/nn/modules/attention.h"
 #include "ember/nn/modules/batchnorm.h"
 #include "ember/nn/modules/container.h"
 #include "ember/nn/modules/conv.h"
