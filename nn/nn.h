@@ -20,6 +20,7 @@
 #include "ember/nn/modules/loss.h"
 #include "ember/nn/modules/normalization.h"
 #include "ember/nn/modules/pooling.h"
+#include "ember/nn/modules/rnn.h"
 #include "ember/nn/modules/softmax.h"
 #include "ember/nn/serialize.h"
 #include "ember/nn/utils.h"
