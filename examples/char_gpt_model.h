@@ -35,18 +35,6 @@ struct KVCache {
   void clear() { keys.clear(), values.clear(), length = 0; }
 };
 
-/// softmax(q kᵀ / sqrt(head_size)) v over [B, heads, T, head_size] tensors, positions after
-/// the query's masked out when `causal` (top-left aligned, as PyTorch's is_causal).
-inline Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, double dropout_p, bool causal) {
-  Tensor scores = ember::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(static_cast<double>(q.size(-1))));
-  if (causal) {
-    Tensor visible = ember::ones({q.size(-2), k.size(-2)}, ember::TensorOptions().dtype(ember::kBool).device(q.device())).tril();
-    scores = scores.masked_fill(visible.logical_not(), -INFINITY);
-  }
-  Tensor p = F::dropout(F::softmax(scores, F::SoftmaxFuncOptions(-1)), F::DropoutFuncOptions().p(dropout_p));
-  return ember::matmul(p, v);
-}
-
 /// Causal self-attention: one Linear makes q, k and v for every head, one Linear mixes the
 /// heads' outputs.
 struct CausalSelfAttentionImpl : nn::Module {
@@ -75,7 +63,8 @@ struct CausalSelfAttentionImpl : nn::Module {
         causal = false;  // T == 1: the newest position sees every cached one
       }
     }
-    Tensor y = attention(q, k, v, is_training() ? dropout : 0.0, causal);
+    // The fused kernel (tiled, online softmax: no [T, T] matrix) unless dropout is on.
+    Tensor y = F::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, is_training() ? dropout : 0.0, causal);
     return resid_dropout->forward(proj->forward(y.transpose(1, 2).contiguous().view({B, T, C})));
   }
 
