@@ -6,12 +6,13 @@
 //   std::ofstream("graph.dot") << autograd::to_dot(loss, model->named_parameters());
 //   std::cout << autograd::to_text(loss, model->named_parameters());
 //
-// prints, for a Linear layer and a sum:
+// prints, for a Linear(3, 2) layer and a sum:
 //
 //   SumBackward0
-//   └── AddmmBackward0  saved: input1 [4, 3] float32, input2 [3, 2] float32
+//   └── AddmmBackward0  saved: input0 [2] float32, input1 [4, 3] float32, input2 [3, 2] float32
 //       ├── AccumulateGrad: bias [2] float32
-//       ├── ...
+//       └── PermuteBackward0
+//           └── AccumulateGrad: weight [2, 3] float32
 //
 // Each grad_fn shows its name and the tensors it saved for backward (shape and dtype: what it
 // keeps alive); each leaf's accumulator shows the leaf's name (from `params`, like torchviz's
