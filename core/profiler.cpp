@@ -294,6 +294,7 @@ void Profile::stop() {
     g_session_id.store(0, std::memory_order_release);
     s = std::move(g_session);
   }
+  if (!s) return;  // cannot happen while running_: the session is only taken here
   int64_t stop_ns = now_ns() - s->cfg.start_ns;
   std::vector<FunctionEvent> all;
   for (auto& b : s->buffers) {
