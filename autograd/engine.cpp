@@ -17,6 +17,7 @@
 #include "ember/autograd/engine.h"
 
 #include <functional>
+#include <optional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -26,6 +27,7 @@
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/unary.h"
+#include "ember/core/profiler.h"
 
 namespace ember::autograd {
 namespace {
@@ -177,6 +179,10 @@ void check_anomaly(const Node& n, const TensorList& outputs) {
 
 /// Runs one ready node and hands its gradients to the nodes its edges point at.
 void evaluate(GraphTask& task, const std::shared_ptr<Node>& node, ReadyQueue& ready) {
+  // Profiled as PyTorch's engine is: the whole step, and inside it the node's apply.
+  std::optional<profiler::RecordFunction> step_range;
+  if (profiler::is_enabled()) [[unlikely]]
+    step_range.emplace("autograd::engine::evaluate_function: " + node->name(), profiler::EventKind::kOp);
   auto it = task.buffers.find(node.get());
   TensorList inputs = it == task.buffers.end() ? TensorList() : std::move(it->second);
   if (it != task.buffers.end()) task.buffers.erase(it);
@@ -190,7 +196,11 @@ void evaluate(GraphTask& task, const std::shared_ptr<Node>& node, ReadyQueue& re
   bool any = false;
   for (const Tensor& g : inputs) any = any || g.defined();
   if (any) {  // a node that received no gradient passes none on
-    outputs = node->apply(std::move(inputs));
+    {
+      std::optional<profiler::RecordFunction> apply_range;
+      if (profiler::is_enabled()) [[unlikely]] apply_range.emplace(node->name(), profiler::EventKind::kOp);
+      outputs = node->apply(std::move(inputs));
+    }
     EMBER_CHECK(outputs.size() == node->num_outputs(), "Function ", node->name(),
                 " returned an invalid number of gradients - expected ", node->num_outputs(), ", but got ",
                 outputs.size());

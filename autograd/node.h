@@ -32,6 +32,13 @@ struct InputMetadata {
   Device device;
 };
 
+/// One tensor a node keeps for backward, as graph views show it (autograd/graph_export.h).
+struct SavedTensorInfo {
+  std::string name;  // "input0", "result", ...
+  DimVector sizes;
+  ScalarType dtype;
+};
+
 class Node : public std::enable_shared_from_this<Node> {
  public:
   Node();
@@ -46,6 +53,8 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual std::string name() const = 0;
   /// Frees saved tensors after a backward without retain_graph.
   virtual void release_variables() {}
+  /// The tensors kept for backward, for graph views; empty once released.
+  virtual std::vector<SavedTensorInfo> saved_tensor_info() const { return {}; }
 
   const std::vector<Edge>& next_edges() const { return next_edges_; }
   std::vector<Edge>& mutable_next_edges() { return next_edges_; }

@@ -22,6 +22,8 @@ class SavedTensor {
   Tensor unpack(const std::shared_ptr<Node>& owner, const char* op_name) const;
   void reset() { data_.reset(); released_ = true; }
   bool defined() const { return data_.defined(); }
+  /// The stored tensor without unpack's checks, for looking at its shape and dtype.
+  const Tensor& peek() const { return data_; }
 
  private:
   [[noreturn]] void throw_version_error(const std::shared_ptr<Node>& owner, const char* op_name) const;

@@ -74,6 +74,19 @@ class OpNode final : public autograd::Node {
     for (auto& s : saved_.outputs) s.reset();
   }
 
+  /// Saved inputs as "input<i>", saved outputs as "result" (PyTorch's name for a saved
+  /// output; "result<i>" when the op has several).
+  std::vector<autograd::SavedTensorInfo> saved_tensor_info() const override {
+    std::vector<autograd::SavedTensorInfo> out;
+    auto add = [&](const autograd::SavedTensor& s, std::string name) {
+      if (s.peek().defined()) out.push_back({std::move(name), DimVector(s.peek().sizes()), s.peek().dtype()});
+    };
+    for (size_t i = 0; i < saved_.inputs.size(); ++i) add(saved_.inputs[i], "input" + std::to_string(i));
+    for (size_t i = 0; i < saved_.outputs.size(); ++i)
+      add(saved_.outputs[i], saved_.outputs.size() == 1 ? std::string("result") : "result" + std::to_string(i));
+    return out;
+  }
+
   SavedTensors& saved() { return saved_; }
 
  private:

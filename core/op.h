@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ember/autograd/saved_tensor.h"
+#include "ember/core/profiler_hook.h"
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -93,6 +94,7 @@ bool can_compute_in_place(const Tensor& self, const TensorList& inputs, const Op
 /// Runs `op` on `inputs` producing outputs shaped by `specs`, recording autograd history.
 template <class OpT>
 TensorList run_op(OpT op, const TensorList& inputs, const std::vector<OutSpec>& specs) {
+  profiler::OpRange range(op.name(), inputs);  // records the op while a profile runs
   Device device = detail::check_same_device(inputs, op.name());
   TensorList out = detail::allocate_outputs(specs, device);
   detail::run_forward(op, device, inputs, out);
@@ -104,6 +106,7 @@ TensorList run_op(OpT op, const TensorList& inputs, const std::vector<OutSpec>& 
 /// when a Node is recorded.
 template <class OpT>
 Tensor run_op(OpT op, const TensorList& inputs, const OutSpec& spec) {
+  profiler::OpRange range(op.name(), inputs);
   Device device = detail::check_same_device(inputs, op.name());
   detail::PooledList pooled;
   TensorList& out = pooled.list;
@@ -119,6 +122,7 @@ Tensor run_op(OpT op, const TensorList& inputs, const OutSpec& spec) {
 /// rebased onto the new node (Note [In-place ops] in core/op.cpp).
 template <class OpT>
 Tensor& run_inplace_op(OpT op, Tensor& self, const TensorList& inputs) {
+  profiler::OpRange range(op.name(), inputs, profiler::detail::OpKind::kInplace);
   detail::check_inplace(self, op.name());
   if (!detail::should_record(inputs) && detail::can_compute_in_place(self, inputs, op)) {
     Device device = detail::check_same_device(inputs, op.name());
@@ -140,6 +144,7 @@ Tensor& run_inplace_op(OpT op, Tensor& self, const TensorList& inputs) {
 /// base's history (Note [View history] in autograd/view_history.h).
 template <class OpT>
 Tensor run_view_op(OpT op, const Tensor& base, Tensor view) {
+  profiler::OpRange range(op.name(), base, profiler::detail::OpKind::kView);
   std::shared_ptr<Op> node_op;
   if (detail::should_record({base})) node_op = std::make_shared<OpT>(std::move(op));
   detail::record_view(std::move(node_op), base, view);
