@@ -21,5 +21,6 @@
 #include "ember/nn/modules/normalization.h"
 #include "ember/nn/modules/pooling.h"
 #include "ember/nn/modules/softmax.h"
+#include "ember/nn/modules/transformer.h"
 #include "ember/nn/serialize.h"
 #include "ember/nn/utils.h"
