@@ -54,8 +54,10 @@ Tensor activate(const activation_t& activation, const Tensor& x) {
   return std::visit(
       [&](const auto& a) -> Tensor {
         using A = std::decay_t<decltype(a)>;
-        if constexpr (std::is_same_v<A, enumtype::kReLU>) return ember::relu(x);
-        else if constexpr (std::is_same_v<A, enumtype::kGELU>) return ember::gelu(x);
+        if constexpr (std::is_same_v<A, enumtype::kReLU>)
+          return ember::relu(x);
+        else if constexpr (std::is_same_v<A, enumtype::kGELU>)
+          return ember::gelu(x);
         else {
           EMBER_CHECK(static_cast<bool>(a), "TransformerLayer: the activation function is empty");
           return a(x);
@@ -67,9 +69,10 @@ Tensor activate(const activation_t& activation, const Tensor& x) {
 /// The attention, linear, norm and dropout submodules both layers share the recipe of.
 template <class Options>
 MultiheadAttention make_attention(const Options& o) {
-  return MultiheadAttention(
-      MultiheadAttentionOptions(o.d_model(), o.nhead()).dropout(o.dropout()).bias(o.bias()).batch_first(
-          o.batch_first()));
+  return MultiheadAttention(MultiheadAttentionOptions(o.d_model(), o.nhead())
+                                .dropout(o.dropout())
+                                .bias(o.bias())
+                                .batch_first(o.batch_first()));
 }
 template <class Options>
 LayerNorm make_norm(const Options& o) {
@@ -96,9 +99,11 @@ void TransformerEncoderLayerImpl::reset() {
   check_layer_options(o.d_model(), o.nhead(), o.dim_feedforward());
   // Registration order is PyTorch's __init__ order, which fixes the state-dict key order.
   self_attn = register_module("self_attn", make_attention(o));
-  linear1 = register_module("linear1", Linear(LinearOptions(o.d_model(), o.dim_feedforward()).bias(o.bias())));
+  linear1 =
+      register_module("linear1", Linear(LinearOptions(o.d_model(), o.dim_feedforward()).bias(o.bias())));
   dropout = register_module("dropout", Dropout(o.dropout()));
-  linear2 = register_module("linear2", Linear(LinearOptions(o.dim_feedforward(), o.d_model()).bias(o.bias())));
+  linear2 =
+      register_module("linear2", Linear(LinearOptions(o.dim_feedforward(), o.d_model()).bias(o.bias())));
   norm1 = register_module("norm1", make_norm(o));
   norm2 = register_module("norm2", make_norm(o));
   dropout1 = register_module("dropout1", Dropout(o.dropout()));
@@ -154,9 +159,11 @@ void TransformerDecoderLayerImpl::reset() {
   check_layer_options(o.d_model(), o.nhead(), o.dim_feedforward());
   self_attn = register_module("self_attn", make_attention(o));
   multihead_attn = register_module("multihead_attn", make_attention(o));
-  linear1 = register_module("linear1", Linear(LinearOptions(o.d_model(), o.dim_feedforward()).bias(o.bias())));
+  linear1 =
+      register_module("linear1", Linear(LinearOptions(o.d_model(), o.dim_feedforward()).bias(o.bias())));
   dropout = register_module("dropout", Dropout(o.dropout()));
-  linear2 = register_module("linear2", Linear(LinearOptions(o.dim_feedforward(), o.d_model()).bias(o.bias())));
+  linear2 =
+      register_module("linear2", Linear(LinearOptions(o.dim_feedforward(), o.d_model()).bias(o.bias())));
   norm1 = register_module("norm1", make_norm(o));
   norm2 = register_module("norm2", make_norm(o));
   norm3 = register_module("norm3", make_norm(o));
@@ -215,7 +222,8 @@ Tensor TransformerDecoderLayerImpl::forward(const Tensor& tgt, const Tensor& mem
 
 // ---- TransformerEncoder / TransformerDecoder ------------------------------------------------
 
-TransformerEncoderImpl::TransformerEncoderImpl(TransformerEncoderOptions options_) : options(std::move(options_)) {
+TransformerEncoderImpl::TransformerEncoderImpl(TransformerEncoderOptions options_)
+    : options(std::move(options_)) {
   if (!options.encoder_layer() && options.layer_options)
     options.encoder_layer(std::make_shared<TransformerEncoderLayerImpl>(*options.layer_options));
   reset();
@@ -244,8 +252,8 @@ void TransformerEncoderImpl::reset_parameters() {
 
 void TransformerEncoderImpl::pretty_print(std::ostream& stream) const { stream << "TransformerEncoder"; }
 
-Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& mask, const Tensor& src_key_padding_mask,
-                                       std::optional<bool> is_causal) {
+Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& mask,
+                                       const Tensor& src_key_padding_mask, std::optional<bool> is_causal) {
   Tensor kpm = canonical_mask(src_key_padding_mask, "src_key_padding_mask", src.dtype());
   Tensor m = canonical_mask(mask, "mask", src.dtype());
   bool causal = false;
@@ -260,7 +268,8 @@ Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& mask, co
   return output;
 }
 
-TransformerDecoderImpl::TransformerDecoderImpl(TransformerDecoderOptions options_) : options(std::move(options_)) {
+TransformerDecoderImpl::TransformerDecoderImpl(TransformerDecoderOptions options_)
+    : options(std::move(options_)) {
   if (!options.decoder_layer() && options.layer_options)
     options.decoder_layer(std::make_shared<TransformerDecoderLayerImpl>(*options.layer_options));
   reset();
@@ -290,8 +299,8 @@ void TransformerDecoderImpl::pretty_print(std::ostream& stream) const { stream <
 
 Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask,
                                        const Tensor& memory_mask, const Tensor& tgt_key_padding_mask,
-                                       const Tensor& memory_key_padding_mask, std::optional<bool> tgt_is_causal,
-                                       bool memory_is_causal) {
+                                       const Tensor& memory_key_padding_mask,
+                                       std::optional<bool> tgt_is_causal, bool memory_is_causal) {
   bool causal = false;
   if (layers->size() > 0) {
     auto first = layers->ptr<TransformerDecoderLayerImpl>(0);
@@ -299,9 +308,9 @@ Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory, 
   }
   Tensor output = tgt;
   for (size_t i = 0; i < layers->size(); ++i)
-    output = layers->ptr<TransformerDecoderLayerImpl>(i)->forward(output, memory, tgt_mask, memory_mask,
-                                                                  tgt_key_padding_mask, memory_key_padding_mask,
-                                                                  causal, memory_is_causal);
+    output = layers->ptr<TransformerDecoderLayerImpl>(i)->forward(
+        output, memory, tgt_mask, memory_mask, tgt_key_padding_mask, memory_key_padding_mask, causal,
+        memory_is_causal);
   if (!norm.is_empty()) output = norm.forward(output);
   return output;
 }
@@ -314,7 +323,8 @@ void TransformerImpl::reset() {
   const auto& o = options;
   // Custom coders are copied (as libtorch does), so clones never share them.
   if (o.custom_encoder()) {
-    encoder = register_module("encoder", std::dynamic_pointer_cast<TransformerEncoderImpl>(o.custom_encoder()->clone()));
+    encoder = register_module("encoder",
+                              std::dynamic_pointer_cast<TransformerEncoderImpl>(o.custom_encoder()->clone()));
   } else {
     auto layer = TransformerEncoderLayerOptions(o.d_model(), o.nhead())
                      .dim_feedforward(o.dim_feedforward())
@@ -325,10 +335,13 @@ void TransformerImpl::reset() {
                      .norm_first(o.norm_first())
                      .bias(o.bias());
     encoder = register_module(
-        "encoder", TransformerEncoder(TransformerEncoderOptions(layer, o.num_encoder_layers()).norm(AnyModule(make_norm(o)))));
+        "encoder",
+        TransformerEncoder(
+            TransformerEncoderOptions(layer, o.num_encoder_layers()).norm(AnyModule(make_norm(o)))));
   }
   if (o.custom_decoder()) {
-    decoder = register_module("decoder", std::dynamic_pointer_cast<TransformerDecoderImpl>(o.custom_decoder()->clone()));
+    decoder = register_module("decoder",
+                              std::dynamic_pointer_cast<TransformerDecoderImpl>(o.custom_decoder()->clone()));
   } else {
     auto layer = TransformerDecoderLayerOptions(o.d_model(), o.nhead())
                      .dim_feedforward(o.dim_feedforward())
@@ -339,7 +352,9 @@ void TransformerImpl::reset() {
                      .norm_first(o.norm_first())
                      .bias(o.bias());
     decoder = register_module(
-        "decoder", TransformerDecoder(TransformerDecoderOptions(layer, o.num_decoder_layers()).norm(AnyModule(make_norm(o)))));
+        "decoder",
+        TransformerDecoder(
+            TransformerDecoderOptions(layer, o.num_decoder_layers()).norm(AnyModule(make_norm(o)))));
   }
   reset_parameters();
 }
@@ -351,11 +366,11 @@ void TransformerImpl::reset_parameters() {
 
 void TransformerImpl::pretty_print(std::ostream& stream) const { stream << "Transformer"; }
 
-Tensor TransformerImpl::forward(const Tensor& src, const Tensor& tgt, const Tensor& src_mask, const Tensor& tgt_mask,
-                                const Tensor& memory_mask, const Tensor& src_key_padding_mask,
-                                const Tensor& tgt_key_padding_mask, const Tensor& memory_key_padding_mask,
-                                std::optional<bool> src_is_causal, std::optional<bool> tgt_is_causal,
-                                bool memory_is_causal) {
+Tensor TransformerImpl::forward(const Tensor& src, const Tensor& tgt, const Tensor& src_mask,
+                                const Tensor& tgt_mask, const Tensor& memory_mask,
+                                const Tensor& src_key_padding_mask, const Tensor& tgt_key_padding_mask,
+                                const Tensor& memory_key_padding_mask, std::optional<bool> src_is_causal,
+                                std::optional<bool> tgt_is_causal, bool memory_is_causal) {
   const bool is_batched = src.dim() == 3;
   const int64_t batch_dim = options.batch_first() ? 0 : 1;
   EMBER_CHECK(!is_batched || src.size(batch_dim) == tgt.size(batch_dim),

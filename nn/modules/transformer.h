@@ -89,8 +89,8 @@ class TransformerDecoderLayerImpl : public Cloneable<TransformerDecoderLayerImpl
 
  private:
   Tensor sa_block(const Tensor& x, const Tensor& attn_mask, const Tensor& key_padding_mask, bool is_causal);
-  Tensor mha_block(const Tensor& x, const Tensor& mem, const Tensor& attn_mask, const Tensor& key_padding_mask,
-                   bool is_causal);
+  Tensor mha_block(const Tensor& x, const Tensor& mem, const Tensor& attn_mask,
+                   const Tensor& key_padding_mask, bool is_causal);
   Tensor ff_block(const Tensor& x);
 };
 EMBER_MODULE(TransformerDecoderLayer);
@@ -151,11 +151,11 @@ class TransformerImpl : public Cloneable<TransformerImpl> {
   void pretty_print(std::ostream& stream) const override;
   /// src (S, N, E), tgt (T, N, E) ((N, ., E) with batch_first); the masks as in the encoder and
   /// decoder. Returns the decoder's output (T, N, E).
-  Tensor forward(const Tensor& src, const Tensor& tgt, const Tensor& src_mask = {}, const Tensor& tgt_mask = {},
-                 const Tensor& memory_mask = {}, const Tensor& src_key_padding_mask = {},
-                 const Tensor& tgt_key_padding_mask = {}, const Tensor& memory_key_padding_mask = {},
-                 std::optional<bool> src_is_causal = std::nullopt, std::optional<bool> tgt_is_causal = std::nullopt,
-                 bool memory_is_causal = false);
+  Tensor forward(const Tensor& src, const Tensor& tgt, const Tensor& src_mask = {},
+                 const Tensor& tgt_mask = {}, const Tensor& memory_mask = {},
+                 const Tensor& src_key_padding_mask = {}, const Tensor& tgt_key_padding_mask = {},
+                 const Tensor& memory_key_padding_mask = {}, std::optional<bool> src_is_causal = std::nullopt,
+                 std::optional<bool> tgt_is_causal = std::nullopt, bool memory_is_causal = false);
   /// (sz, sz) mask for causal attention: -inf above the diagonal, 0 elsewhere (float32 unless
   /// options say otherwise).
   static Tensor generate_square_subsequent_mask(int64_t sz, TensorOptions options = {});

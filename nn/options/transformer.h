@@ -34,7 +34,8 @@ inline activation_t activation_from_string(const std::string& name) {
 /// .activation(kReLU).layer_norm_eps(1e-5).batch_first(false).norm_first(false).bias(true);
 /// activation("gelu") takes Python's string spelling too.
 struct TransformerEncoderLayerOptions {
-  /*implicit*/ TransformerEncoderLayerOptions(int64_t d_model, int64_t nhead) : d_model_(d_model), nhead_(nhead) {}
+  /*implicit*/ TransformerEncoderLayerOptions(int64_t d_model, int64_t nhead)
+      : d_model_(d_model), nhead_(nhead) {}
   TransformerEncoderLayerOptions& activation(const std::string& name) {
     activation_ = activation_from_string(name);
     return *this;
@@ -88,11 +89,12 @@ struct TransformerEncoderOptions {
       : encoder_layer_(std::move(encoder_layer)), num_layers_(num_layers) {}
   /// From the holder: TransformerEncoderOptions(TransformerEncoderLayer(8, 2), 6).
   template <class Holder>
-    requires requires(const Holder& h) {
-      { h.ptr() } -> std::convertible_to<std::shared_ptr<TransformerEncoderLayerImpl>>;
-    }
+  requires requires(const Holder& h) {
+    { h.ptr() } -> std::convertible_to<std::shared_ptr<TransformerEncoderLayerImpl>>;
+  }
   TransformerEncoderOptions(const Holder& encoder_layer, int64_t num_layers)
-      : TransformerEncoderOptions(std::shared_ptr<TransformerEncoderLayerImpl>(encoder_layer.ptr()), num_layers) {}
+      : TransformerEncoderOptions(std::shared_ptr<TransformerEncoderLayerImpl>(encoder_layer.ptr()),
+                                  num_layers) {}
   TransformerEncoderOptions(const TransformerEncoderLayerOptions& encoder_layer_options, int64_t num_layers)
       : num_layers_(num_layers),
         layer_options(std::make_shared<TransformerEncoderLayerOptions>(encoder_layer_options)) {}
@@ -111,11 +113,12 @@ struct TransformerDecoderOptions {
   TransformerDecoderOptions(std::shared_ptr<TransformerDecoderLayerImpl> decoder_layer, int64_t num_layers)
       : decoder_layer_(std::move(decoder_layer)), num_layers_(num_layers) {}
   template <class Holder>
-    requires requires(const Holder& h) {
-      { h.ptr() } -> std::convertible_to<std::shared_ptr<TransformerDecoderLayerImpl>>;
-    }
+  requires requires(const Holder& h) {
+    { h.ptr() } -> std::convertible_to<std::shared_ptr<TransformerDecoderLayerImpl>>;
+  }
   TransformerDecoderOptions(const Holder& decoder_layer, int64_t num_layers)
-      : TransformerDecoderOptions(std::shared_ptr<TransformerDecoderLayerImpl>(decoder_layer.ptr()), num_layers) {}
+      : TransformerDecoderOptions(std::shared_ptr<TransformerDecoderLayerImpl>(decoder_layer.ptr()),
+                                  num_layers) {}
   TransformerDecoderOptions(const TransformerDecoderLayerOptions& decoder_layer_options, int64_t num_layers)
       : num_layers_(num_layers),
         layer_options(std::make_shared<TransformerDecoderLayerOptions>(decoder_layer_options)) {}

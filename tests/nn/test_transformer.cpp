@@ -54,7 +54,8 @@ void load_case(nn::Module& m, const std::string& name) {
   const std::string prefix = name + ".sd.";
   Dict sd;
   for (const auto& item : fixture())
-    if (item.key().rfind(prefix, 0) == 0) sd.insert(item.key().substr(prefix.size()), item.value().to(kDouble));
+    if (item.key().rfind(prefix, 0) == 0)
+      sd.insert(item.key().substr(prefix.size()), item.value().to(kDouble));
   CHECK(keys_of(m.state_dict()) == keys_of(sd));
   m.to(kDouble);
   m.load_state_dict(sd);
@@ -101,9 +102,9 @@ void check_decoder_layer_case(const std::string& name, const nn::TransformerDeco
   nn::TransformerDecoderLayer m(options);
   load_case(*m, name);
   Tensor tgt = leaf(name + ".tgt"), memory = leaf(name + ".memory");
-  Tensor out = m->forward(tgt, memory, opt(name + ".tgt_mask"), opt(name + ".memory_mask"),
-                          opt(name + ".tgt_key_padding_mask"), opt(name + ".memory_key_padding_mask"),
-                          tgt_is_causal);
+  Tensor out =
+      m->forward(tgt, memory, opt(name + ".tgt_mask"), opt(name + ".memory_mask"),
+                 opt(name + ".tgt_key_padding_mask"), opt(name + ".memory_key_padding_mask"), tgt_is_causal);
   check_case(*m, name, out, {{"tgt", tgt}, {"memory", memory}});
 }
 
@@ -113,17 +114,20 @@ std::vector<std::string> state_keys(const nn::Module& m) { return keys_of(m.stat
 
 TEST_CASE("test_transformer: TransformerEncoderLayer equals PyTorch's for the same weights") {
   // Post-norm, relu, (S, N, E), boolean src_mask and key padding mask.
-  check_encoder_layer_case("enc_post_relu", nn::TransformerEncoderLayerOptions(8, 2).dim_feedforward(12), false);
+  check_encoder_layer_case("enc_post_relu", nn::TransformerEncoderLayerOptions(8, 2).dim_feedforward(12),
+                           false);
   // norm_first, gelu, batch_first, float causal mask with the is_causal hint, key padding.
-  check_encoder_layer_case(
-      "enc_pre_gelu_bf",
-      nn::TransformerEncoderLayerOptions(8, 2).dim_feedforward(12).activation("gelu").norm_first(true).batch_first(
-          true),
-      true);
+  check_encoder_layer_case("enc_pre_gelu_bf",
+                           nn::TransformerEncoderLayerOptions(8, 2)
+                               .dim_feedforward(12)
+                               .activation("gelu")
+                               .norm_first(true)
+                               .batch_first(true),
+                           true);
   // bias=false everywhere (LayerNorm keeps only its weight), layer_norm_eps, float src_mask.
   check_encoder_layer_case(
-      "enc_nobias", nn::TransformerEncoderLayerOptions(6, 3).dim_feedforward(10).bias(false).layer_norm_eps(1e-3),
-      false);
+      "enc_nobias",
+      nn::TransformerEncoderLayerOptions(6, 3).dim_feedforward(10).bias(false).layer_norm_eps(1e-3), false);
 }
 
 TEST_CASE("test_transformer: TransformerDecoderLayer equals PyTorch's for the same weights") {
@@ -139,7 +143,8 @@ TEST_CASE("test_transformer: TransformerDecoderLayer equals PyTorch's for the sa
 
 TEST_CASE("test_transformer: TransformerEncoder / TransformerDecoder stacks equal PyTorch's") {
   nn::TransformerEncoder enc(
-      nn::TransformerEncoderOptions(nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(8, 2).dim_feedforward(12)), 2)
+      nn::TransformerEncoderOptions(
+          nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(8, 2).dim_feedforward(12)), 2)
           .norm(nn::AnyModule(nn::LayerNorm(nn::LayerNormOptions({8})))));
   load_case(*enc, "encoder");
   Tensor src = leaf("encoder.src");
@@ -148,7 +153,8 @@ TEST_CASE("test_transformer: TransformerEncoder / TransformerDecoder stacks equa
   check_case(*enc, "encoder", out, {{"src", src}});
 
   nn::TransformerDecoder dec(
-      nn::TransformerDecoderOptions(nn::TransformerDecoderLayerOptions(8, 2).dim_feedforward(12).batch_first(true), 2)
+      nn::TransformerDecoderOptions(
+          nn::TransformerDecoderLayerOptions(8, 2).dim_feedforward(12).batch_first(true), 2)
           .norm(nn::AnyModule(nn::LayerNorm(nn::LayerNormOptions({8})))));
   load_case(*dec, "decoder");
   Tensor tgt = leaf("decoder.tgt"), memory = leaf("decoder.memory");
@@ -160,8 +166,9 @@ TEST_CASE("test_transformer: a small Transformer equals PyTorch's in eval mode")
   nn::Transformer model(nn::TransformerOptions(16, 2, 2, 2).dim_feedforward(32));
   load_case(*model, "transformer");
   Tensor src = leaf("transformer.src"), tgt = leaf("transformer.tgt");
-  Tensor out = model->forward(src, tgt, {}, fx("transformer.tgt_mask"), {}, fx("transformer.src_key_padding_mask"), {},
-                              fx("transformer.memory_key_padding_mask"));
+  Tensor out =
+      model->forward(src, tgt, {}, fx("transformer.tgt_mask"), {}, fx("transformer.src_key_padding_mask"), {},
+                     fx("transformer.memory_key_padding_mask"));
   check_case(*model, "transformer", out, {{"src", src}, {"tgt", tgt}});
 }
 
@@ -176,7 +183,8 @@ TEST_CASE("test_transformer: gradcheck of tiny layers in float64") {
              {ember::test::rand_leaf({3, 2, 4})});
   // Parameters too: the first linear's weight and the second norm's weight, norm_first + gelu.
   nn::TransformerEncoderLayer pre(
-      nn::TransformerEncoderLayerOptions(4, 2).dim_feedforward(6).dropout(0.0).norm_first(true).activation("gelu"));
+      nn::TransformerEncoderLayerOptions(4, 2).dim_feedforward(6).dropout(0.0).norm_first(true).activation(
+          "gelu"));
   pre->to(kDouble);
   check_grad([&](const TensorList& x) { return pre->forward(x[0]); },
              {ember::test::rand_leaf({3, 2, 4}), pre->linear1->weight, pre->norm2->weight});
@@ -189,10 +197,11 @@ TEST_CASE("test_transformer: gradcheck of tiny layers in float64") {
 
 TEST_CASE("test_transformer: submodules, state-dict keys and PyTorch's initialisation") {
   nn::TransformerEncoderLayer enc(8, 2);
-  CHECK(state_keys(*enc) ==
-        std::vector<std::string>{"self_attn.in_proj_weight", "self_attn.in_proj_bias", "self_attn.out_proj.weight",
-                                 "self_attn.out_proj.bias", "linear1.weight", "linear1.bias", "linear2.weight",
-                                 "linear2.bias", "norm1.weight", "norm1.bias", "norm2.weight", "norm2.bias"});
+  CHECK(state_keys(*enc) == std::vector<std::string>{"self_attn.in_proj_weight", "self_attn.in_proj_bias",
+                                                     "self_attn.out_proj.weight", "self_attn.out_proj.bias",
+                                                     "linear1.weight", "linear1.bias", "linear2.weight",
+                                                     "linear2.bias", "norm1.weight", "norm1.bias",
+                                                     "norm2.weight", "norm2.bias"});
   std::vector<std::string> children;
   for (const auto& item : enc->named_children()) children.push_back(item.key());
   CHECK(children == std::vector<std::string>{"self_attn", "linear1", "dropout", "linear2", "norm1", "norm2",
@@ -212,8 +221,8 @@ TEST_CASE("test_transformer: submodules, state-dict keys and PyTorch's initialis
   nn::TransformerDecoderLayer dec(8, 2);
   children.clear();
   for (const auto& item : dec->named_children()) children.push_back(item.key());
-  CHECK(children == std::vector<std::string>{"self_attn", "multihead_attn", "linear1", "dropout", "linear2", "norm1",
-                                             "norm2", "norm3", "dropout1", "dropout2", "dropout3"});
+  CHECK(children == std::vector<std::string>{"self_attn", "multihead_attn", "linear1", "dropout", "linear2",
+                                             "norm1", "norm2", "norm3", "dropout1", "dropout2", "dropout3"});
 
   nn::Transformer t;
   CHECK(t->options.d_model() == 512);
@@ -229,8 +238,10 @@ TEST_CASE("test_transformer: submodules, state-dict keys and PyTorch's initialis
   CHECK(w.abs().max().item<double>() > 0.26);
   // Vectors keep their init: LayerNorm weights 1, attention biases 0.
   CHECK(small->decoder->norm.get<nn::LayerNormImpl>().weight.eq(1).all().item<bool>());
-  CHECK(small->encoder->layers->ptr<nn::TransformerEncoderLayerImpl>(0)->self_attn->in_proj_bias.abs().max().item<double>() ==
-        0);
+  CHECK(small->encoder->layers->ptr<nn::TransformerEncoderLayerImpl>(0)
+            ->self_attn->in_proj_bias.abs()
+            .max()
+            .item<double>() == 0);
   std::vector<std::string> keys = state_keys(*small);
   CHECK(keys.front() == "encoder.layers.0.self_attn.in_proj_weight");
   CHECK(keys.back() == "decoder.norm.bias");
@@ -284,7 +295,8 @@ TEST_CASE("test_transformer: dropout changes outputs in training, not in eval; c
   check_close(t->forward(src, tgt), t->forward(src, tgt), 0, 0);
 
   // A callable activation computes as the named one does.
-  nn::TransformerEncoderLayer named(nn::TransformerEncoderLayerOptions(8, 2).dim_feedforward(16).activation("gelu"));
+  nn::TransformerEncoderLayer named(
+      nn::TransformerEncoderLayerOptions(8, 2).dim_feedforward(16).activation("gelu"));
   named->eval();
   auto opts = nn::TransformerEncoderLayerOptions(8, 2).dim_feedforward(16);
   opts.activation([](const Tensor& v) { return ember::gelu(v); });
@@ -308,15 +320,53 @@ TEST_CASE("test_transformer: error texts") {
   check_error([] { nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(6, 4)); },
               "embed_dim must be divisible by num_heads");
   nn::Transformer t(nn::TransformerOptions(8, 2, 1, 1).dim_feedforward(8));
-  check_error([&] { t->forward(randn({4, 2, 8}), randn({3, 3, 8})); }, "the batch number of src and tgt must be equal");
-  check_error([&] { t->forward(randn({4, 2, 6}), randn({3, 2, 6})); },
-              "the feature number of src and tgt must be equal to d_model");
+  check_error(
+      [&] {
+        t->forward(randn({4, 2, 8}), randn({3, 3, 8}));
+      },
+      "the batch number of src and tgt must be equal");
+  check_error(
+      [&] {
+        t->forward(randn({4, 2, 6}), randn({3, 2, 6}));
+      },
+      "the feature number of src and tgt must be equal to d_model");
   nn::Transformer bf(nn::TransformerOptions(8, 2, 1, 1).dim_feedforward(8).batch_first(true));
-  check_error([&] { bf->forward(randn({2, 4, 8}), randn({3, 4, 8})); }, "the batch number of src and tgt must be equal");
+  check_error(
+      [&] {
+        bf->forward(randn({2, 4, 8}), randn({3, 4, 8}));
+      },
+      "the batch number of src and tgt must be equal");
   nn::TransformerEncoderLayer enc(nn::TransformerEncoderLayerOptions(8, 2).dim_feedforward(8));
   check_error([&] { enc->forward(randn({4, 2, 6})); }, "was expecting embedding dimension of 8, but got 6");
-  check_error([&] { enc->forward(randn({4, 2, 8}), {}, zeros({2, 4}, kLong)); },
-              "only bool and floating types of src_key_padding_mask are supported");
-  check_error([&] { enc->forward(randn({4, 2, 8}), {}, {}, true); },
-              "Need attn_mask if specifying the is_causal hint.");
+  check_error(
+      [&] {
+        enc->forward(randn({4, 2, 8}), {}, zeros({2, 4}, kLong));
+      },
+      "only bool and floating types of src_key_padding_mask are supported");
+  check_error(
+      [&] {
+        enc->forward(randn({4, 2, 8}), {}, {}, true);
+      },
+      "Need attn_mask if specifying the is_causal hint.");
+}
+
+TEST_CASE("test_transformer: unbatched inputs and custom coders") {
+  manual_seed(11);
+  nn::Transformer t(nn::TransformerOptions(8, 2, 1, 1).dim_feedforward(8));
+  t->eval();
+  Tensor src = randn({4, 8}), tgt = randn({3, 8});
+  // (S, E) computes as (S, 1, E) does.
+  check_close(t->forward(src, tgt), t->forward(src.unsqueeze(1), tgt.unsqueeze(1)).squeeze(1), 1e-6, 1e-5);
+
+  // custom_encoder / custom_decoder: copies of the given coders, then xavier_uniform_ as PyTorch's.
+  nn::TransformerEncoder enc(
+      nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(8, 2).dim_feedforward(8)), 3);
+  nn::TransformerDecoder dec(
+      nn::TransformerDecoderLayer(nn::TransformerDecoderLayerOptions(8, 2).dim_feedforward(8)), 1);
+  nn::Transformer custom(nn::TransformerOptions(8, 2).custom_encoder(enc.ptr()).custom_decoder(dec.ptr()));
+  CHECK(custom->encoder->layers->size() == 3);
+  CHECK(custom->decoder->layers->size() == 1);
+  CHECK(custom->encoder->norm.is_empty());
+  CHECK(state_keys(*custom).size() == state_keys(*enc).size() + state_keys(*dec).size());
+  CHECK(custom->encoder.ptr() != enc.ptr());
 }
