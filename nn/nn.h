@@ -22,5 +22,6 @@
 #include "ember/nn/modules/pooling.h"
 #include "ember/nn/modules/rnn.h"
 #include "ember/nn/modules/softmax.h"
+#include "ember/nn/modules/transformer.h"
 #include "ember/nn/serialize.h"
 #include "ember/nn/utils.h"

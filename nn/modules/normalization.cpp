@@ -12,7 +12,7 @@ void fill_affine(Tensor& weight, Tensor& bias) {
   if (!weight.defined()) return;
   NoGradGuard no_grad;
   weight.fill_(1);
-  bias.zero_();
+  if (bias.defined()) bias.zero_();
 }
 }  // namespace
 
@@ -24,7 +24,8 @@ void LayerNormImpl::reset() {
   bool affine = options.elementwise_affine();
   const auto& shape = options.normalized_shape();
   weight = register_parameter("weight", affine ? ember::empty(shape) : Tensor(), affine);
-  bias = register_parameter("bias", affine ? ember::empty(shape) : Tensor(), affine);
+  const bool has_bias = affine && options.bias();
+  bias = register_parameter("bias", has_bias ? ember::empty(shape) : Tensor(), has_bias);
   reset_parameters();
 }
 

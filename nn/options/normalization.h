@@ -21,6 +21,8 @@ struct LayerNormOptions {
   EMBER_ARG(double, eps) = 1e-5;
   /// Whether the layer has a learnable weight (ones) and bias (zeros).
   EMBER_ARG(bool, elementwise_affine) = true;
+  /// Whether the affine part has a bias (PyTorch's LayerNorm(bias=...); weight only when false).
+  EMBER_ARG(bool, bias) = true;
 };
 
 /// GroupNorm(num_groups, num_channels).eps(1e-5).affine(true).
