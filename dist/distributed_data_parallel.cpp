@@ -204,6 +204,14 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   /// buckets that are now complete, in order.
   void mark_ready(size_t index, bool zero) {
     ready_[index] = true;
+    // One rank: the average over the group is the gradient itself. The bookkeeping above and
+    // below still runs (unused-parameter errors are the same), but nothing is copied or
+    // reduced — so DDP at world size 1 costs what the hooks cost, not three passes over the
+    // gradients and a collective (bench/RESULTS.md, "DDP at world size 1").
+    if (group_->size() == 1) {
+      --buckets_[locator_[index].first].pending;
+      return;
+    }
     {
       NoGradGuard no_grad;
       Tensor dst = slot(index);
@@ -231,6 +239,15 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
     if (find_unused_)
       for (size_t i = 0; i < params_.size(); ++i)
         if (!ready_[i]) mark_ready(i, /*zero=*/true);
+    if (group_->size() == 1) {
+      // Nothing was copied: .grad already holds the (one-rank) average, and a parameter
+      // without a gradient keeps .grad undefined, as after a reduction in which no rank used it.
+      if (std::all_of(buckets_.begin(), buckets_.end(), [](const Bucket& b) { return b.pending == 0; })) {
+        require_finalize_ = false;
+        expect_hooks_ = false;
+      }
+      return;
+    }
     if (next_bucket_ < buckets_.size()) return;  // a parameter got no gradient: the next forward raises
     for (auto& b : buckets_) b.work->wait();
     Tensor globally_used;

@@ -127,6 +127,47 @@ TEST_CASE("DistributedDataParallel: one rank in-process — buckets in reverse o
   CHECK(ddp->named_parameters().keys().front() == "module.0.weight");
 }
 
+// One rank reduces nothing (the average is the gradient itself), but keeps DDP's checks.
+TEST_CASE("DistributedDataParallel: one rank — unused parameters, find_unused_parameters, no_sync") {
+  if (!ProcessGroupGloo::is_available()) return;
+  ProcessGroupPtr group = one_rank_group();
+  // Two branches; the loss uses only the first.
+  manual_seed(0);
+  nn::Sequential used(nn::Linear(3, 2));
+  nn::Linear unused(3, 2);
+  struct TwoImpl : nn::Module {
+    TwoImpl(nn::Sequential a, nn::Linear b) : a(register_module("a", a)), b(register_module("b", b)) {}
+    Tensor forward(const Tensor& x) { return a->forward(x); }
+    nn::Sequential a;
+    nn::Linear b;
+  };
+  auto two = std::make_shared<TwoImpl>(used, unused);
+  Tensor x = randn({4, 3});
+  {
+    DistributedDataParallel ddp(two, group, DistributedDataParallelOptions().find_unused_parameters(true));
+    for (int step = 0; step < 2; ++step) {
+      for (auto& p : two->parameters()) p.mutable_grad().reset();
+      ddp->forward(x).sum().backward();
+      CHECK(used->parameters()[0].grad().defined());
+      CHECK_FALSE(unused->weight.grad().defined());  // no rank used it
+    }
+    // no_sync then a synced step: the gradients add up, as without DDP.
+    for (auto& p : two->parameters()) p.mutable_grad().reset();
+    {
+      auto guard = ddp->no_sync();
+      ddp->forward(x).sum().backward();
+    }
+    ddp->forward(x).sum().backward();
+    Tensor twice = used->parameters()[0].grad().clone();
+    used->parameters()[0].mutable_grad().reset();
+    two->forward(x).sum().backward();
+    CHECK(allclose(twice, used->parameters()[0].grad() * 2));
+  }
+  DistributedDataParallel strict(two, group);
+  strict->forward(x).sum().backward();
+  check_error([&] { strict->forward(x); }, "Expected to have finished reduction in the prior iteration");
+}
+
 TEST_CASE("queue_callback: runs after the last node, in order, and only during backward") {
   check_error([] { autograd::queue_callback([] {}); },
               "Final callbacks can only be installed during backward pass.");
