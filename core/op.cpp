@@ -226,8 +226,10 @@ void check_no_internal_overlap(const Tensor& self, const char* op_name) {
 }
 
 void check_inplace(const Tensor& self, const char* op_name) {
-  check_no_internal_overlap(self, op_name);
+  // Autograd's leaf checks first, as PyTorch (its autograd layer runs before the kernel's
+  // overlap check): an expanded view of a leaf that requires grad names the leaf.
   autograd::check_inplace(self);
+  check_no_internal_overlap(self, op_name);
 }
 
 bool can_compute_in_place(const Tensor& self, const TensorList& inputs, const Op& op) {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ember/dist/distributed.h"
@@ -252,6 +253,39 @@ int run_mismatch_shape() {
   return g_failures ? 1 : 0;
 }
 
+/// pytorch#33148 (uneven inputs): rank 0 runs 2 steps, rank 1 a third, while rank 0 stays
+/// alive but out of the collective (as if evaluating). Rank 1's extra backward must raise the
+/// gloo timeout as an Error within the group's timeout (here 2 s), never hang.
+int run_uneven_inputs() {
+  const auto timeout = std::chrono::seconds(2);
+  dist::init_process_group("gloo", "env://", timeout);
+  Net local = make_net(0);
+  dist::DistributedDataParallel ddp(local);
+  ember::optim::SGD opt(ddp->parameters(), 0.1);
+  const int steps = g_rank == 0 ? 2 : 3;
+  for (int step = 0; step < steps; ++step) {
+    auto [x, y] = batch(step);
+    opt.zero_grad();
+    auto start = std::chrono::steady_clock::now();
+    try {
+      F::mse_loss(ddp->forward(half(x, g_rank)), half(y, g_rank)).backward();
+      check(step < 2, "the extra step's backward should raise");
+    } catch (const ember::Error& e) {
+      double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::string msg = e.what();
+      check(step == 2, "step " + std::to_string(step) + " raised: " + msg);
+      check(msg.find("Timed out") != std::string::npos || msg.find("timed out") != std::string::npos,
+            "the extra step's error names the timeout: " + msg);
+      check(waited < 2.0 + 8.0, "raised " + std::to_string(waited) + " s after the step began");
+      return g_failures ? 1 : 0;  // the group is left as is: the ranks' collectives no longer match
+    }
+    opt.step();
+  }
+  // Rank 0: busy elsewhere past rank 1's timeout, then leaves.
+  if (g_rank == 0) std::this_thread::sleep_for(timeout + std::chrono::seconds(3));
+  return g_failures ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -265,5 +299,6 @@ int main(int argc, char** argv) {
           {"unused_without_flag", [] { return run_unused_without_flag(); }},
           {"mismatch_count", [] { return run_mismatch_count(); }},
           {"mismatch_shape", [] { return run_mismatch_shape(); }},
+          {"uneven_inputs", [] { return run_uneven_inputs(); }},
       });
 }
