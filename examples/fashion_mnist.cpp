@@ -386,7 +386,7 @@ trainer::EpochMetrics train_epoch(Trainer& t, const Split& train, int epoch) {
       options);
   // The loader hands its epoch to the sampler: a new order every epoch, the same on every rank.
   if (sampler) loader->set_epoch(static_cast<uint64_t>(epoch));
-  int64_t batches = examples_per_rank(t, train.size()) / t.o.batch_size;
+  int64_t batches = (sampler ? static_cast<int64_t>(sampler->num_samples()) : train.size()) / t.o.batch_size;
   trainer::ProgressBar bar(epoch, t.o.epochs, batches, t.dp.is_main());
   auto start = std::chrono::steady_clock::now();
   t.model.module->train();
