@@ -32,9 +32,38 @@ ScalarType sum_dtype(ScalarType in, std::optional<ScalarType> dtype) {
   return is_integral(in, true) ? kLong : in;
 }
 
+/// The tensor sum/prod hand to their kernel. An integer or bool tensor summed into int64 on
+/// the CPU goes as it is: the kernel widens each element as it reads it (arith_reduce), where
+/// converting first would make an int64 copy eight times the input's size (17 GiB for 2^31
+/// uint8 elements). Every other case is converted first, as PyTorch's `dtype=` does.
+Tensor arith_reduce_input(const Tensor& x, ScalarType out_t) {
+  if (out_t == kLong && x.is_cpu() && is_integral(x.dtype(), true)) return x;
+  return x.to(out_t);
+}
+
+/// out (int64) = fold of the integer or bool tensor x over `mask`, each element widened to
+/// int64 as it is read. The fold runs in uint64_t: unsigned arithmetic wraps modulo 2^64, which
+/// gives the bits of PyTorch's wrapping int64 sums and products without signed overflow (UB).
+template <class F>
+void widening_reduce(const Tensor& x, Tensor& out, uint64_t mask, int init, const F& op) {
+  visit_dtype(x.dtype(), [&]<typename T>() {
+    if constexpr (std::is_integral_v<T>) {  // bool too
+      int64_t* o = static_cast<int64_t*>(out.data_ptr());
+      cpu::cpu_reduce<T, uint64_t>(
+          x, mask, static_cast<uint64_t>(init),
+          [&op](uint64_t acc, T v, int64_t) { return op(acc, static_cast<uint64_t>(static_cast<int64_t>(v))); },
+          op, [o](int64_t i, uint64_t acc) { o[i] = static_cast<int64_t>(acc); },
+          /*reorder=*/true);
+    } else {
+      detail::throw_error(detail::str_cat("internal: widening reduction of ", x.dtype()));
+    }
+  });
+}
+
 /// out = fold of x over `mask` with `op` (a + b or a * b) in acc_t, starting from `init`.
 template <class F>
 void arith_reduce(const Tensor& x, Tensor& out, uint64_t mask, int init, const F& op) {
+  if (out.dtype() != x.dtype()) return widening_reduce(x, out, mask, init, op);  // arith_reduce_input
   visit_dtype(x.dtype(), [&]<typename T>() {
     using A = acc_t<T>;
     T* o = static_cast<T*>(out.data_ptr());
@@ -338,7 +367,7 @@ Tensor sum(const Tensor& x, IntArrayRef dim, bool keepdim, std::optional<ScalarT
     return autocast::call(Sum::kAutocast, [](const Tensor& t, IntArrayRef d, bool k, std::optional<ScalarType> o) { return sum(t, d, k, o); }, x, dim, keepdim, dtype);
   uint64_t mask = dim_mask(dim, x.dim());
   ScalarType out_t = sum_dtype(x.dtype(), dtype);
-  return run_op(Sum{mask, keepdim, true}, {x.to(out_t)},
+  return run_op(Sum{mask, keepdim, true}, {arith_reduce_input(x, out_t)},
                 OutSpec{reduced_shape(x.sizes(), mask, keepdim), out_t});
 }
 
@@ -347,7 +376,7 @@ Tensor sum(const Tensor& x, std::optional<ScalarType> dtype) {
     return autocast::call(Sum::kAutocast, [](const Tensor& t, std::optional<ScalarType> o) { return sum(t, o); }, x, dtype);
   uint64_t mask = dim_mask({}, x.dim());
   ScalarType out_t = sum_dtype(x.dtype(), dtype);
-  return run_op(Sum{mask, false, false}, {x.to(out_t)},
+  return run_op(Sum{mask, false, false}, {arith_reduce_input(x, out_t)},
                 OutSpec{reduced_shape(x.sizes(), mask, false), out_t});
 }
 
@@ -364,7 +393,7 @@ Tensor prod(const Tensor& x, std::optional<ScalarType> dtype) {
     return autocast::call(Prod::kAutocast, [](const Tensor& t, std::optional<ScalarType> o) { return prod(t, o); }, x, dtype);
   uint64_t mask = dim_mask({}, x.dim());
   ScalarType out_t = sum_dtype(x.dtype(), dtype);
-  return run_op(Prod{mask, false, std::nullopt}, {x.to(out_t)},
+  return run_op(Prod{mask, false, std::nullopt}, {arith_reduce_input(x, out_t)},
                 OutSpec{reduced_shape(x.sizes(), mask, false), out_t});
 }
 
@@ -374,7 +403,7 @@ Tensor prod(const Tensor& x, int64_t dim, bool keepdim, std::optional<ScalarType
   uint64_t mask = dim_mask(IntArrayRef(dim), x.dim());
   ScalarType out_t = sum_dtype(x.dtype(), dtype);
   int64_t d = maybe_wrap_dim(dim, x.dim());
-  return run_op(Prod{mask, keepdim, d}, {x.to(out_t)},
+  return run_op(Prod{mask, keepdim, d}, {arith_reduce_input(x, out_t)},
                 OutSpec{reduced_shape(x.sizes(), mask, keepdim), out_t});
 }
 

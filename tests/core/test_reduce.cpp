@@ -402,3 +402,51 @@ TEST_CASE("autograd node names are PyTorch's") {
   CHECK(name(std::get<0>(x.sort())) == "SortBackward0");
   CHECK(name(std::get<0>(x.topk(1))) == "TopkBackward0");
 }
+
+// Found by the big-tensor test (issue 10): sum/prod of an integer tensor converted the whole
+// input to int64 first — 17 GiB and minutes for 2^31 uint8 elements. The kernel now widens each
+// element as it reads it; values, wrapping and the memory it takes are checked here.
+TEST_CASE("test_reduce: integer and bool sums widen element by element, with int64 wrapping") {
+  // int8 negatives sign-extend; uint8 values above 127 stay positive.
+  Tensor i8 = from_values({-128, -1, 5, 127}, {2, 2}, kChar);
+  CHECK(i8.sum().dtype() == kLong);
+  CHECK(i8.sum().item<int64_t>() == 3);
+  CHECK(values(i8.sum(std::vector<int64_t>{0})) == std::vector<double>{-123, 126});
+  CHECK(values(i8.t().sum(std::vector<int64_t>{1}, true)) == std::vector<double>{-123, 126});
+  CHECK(i8.prod().item<int64_t>() == -128 * -1 * 5 * 127);
+  CHECK(values(i8.prod(1)) == std::vector<double>{128, 635});
+  Tensor u8 = from_values({200, 255, 1}, {3}, kByte);
+  CHECK(u8.sum().item<int64_t>() == 456);
+  CHECK(u8.prod().item<int64_t>() == 51000);
+  CHECK(u8.sum(kByte).item<uint8_t>() == 456 % 256);  // an explicit dtype converts first
+  Tensor b = from_values({1, 0, 1, 1}, {4}, kBool);
+  CHECK(b.sum().dtype() == kLong);
+  CHECK(b.sum().item<int64_t>() == 3);
+  CHECK(b.prod().item<int64_t>() == 0);
+  // int64 arithmetic wraps as PyTorch's does: INT64_MAX + 1 is INT64_MIN, 2^62 * 4 is 0.
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  Tensor big = empty({2}, kLong);
+  big.index_put_({0}, max);
+  big.index_put_({1}, 1);
+  CHECK(big.sum().item<int64_t>() == std::numeric_limits<int64_t>::min());
+  big.index_put_({0}, int64_t{1} << 62);
+  big.index_put_({1}, 4);
+  CHECK(big.prod().item<int64_t>() == 0);
+  // Long runs (several lanes and chunks): every element counts.
+  Tensor ramp = arange(100000, kInt);
+  CHECK(ramp.sum().item<int64_t>() == int64_t{99999} * 100000 / 2);
+}
+
+TEST_CASE("test_reduce: an integer sum does not copy its input to int64") {
+  if (std::getenv("EMBER_NO_ALLOCATOR_CACHE") != nullptr) {
+    MESSAGE("skipped: EMBER_NO_ALLOCATOR_CACHE is set (no cache to measure the footprint with)");
+    return;
+  }
+  Tensor x = ones({1 << 22}, kByte);  // 4 MiB; an int64 copy would be 32 MiB
+  cpu_empty_cache();
+  const size_t before = cpu_allocator_stats().allocated_bytes;
+  int64_t total = x.sum().item<int64_t>();
+  CpuAllocatorStats s = cpu_allocator_stats();
+  CHECK(total == (1 << 22));
+  CHECK(s.allocated_bytes + s.cached_bytes - before < (size_t{1} << 20));  // the cache keeps the high-water blocks
+}

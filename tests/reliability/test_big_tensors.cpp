@@ -60,6 +60,9 @@ TEST_CASE("big tensors: a uint8 tensor of 2^31 + 4096 elements: copy, index, vie
   // A uint8 sum wraps modulo 256: every element counts. The pattern sums to 0 mod 256 (2^25 + 64
   // rows of 2016); the writes changed 61 + 62 + 63 -> 600 and 7 -> 250: 657 = 145 mod 256.
   CHECK(x.sum(kByte).item<uint8_t>() == 145);
+  // The exact int64 sum of all of it, widened element by element (it once made a 17 GiB int64
+  // copy first): (n / 64) rows of 2016, plus 600 - 186 and 250 - 7 from the writes.
+  CHECK(x.sum().item<int64_t>() == n / 64 * 2016 + 414 + 243);
   // The exact sum of the last 4096 (a narrow past 2^31): 64 rows of 2016, with both changes.
   CHECK(x.narrow(0, n - 4096, 4096).sum().item<int64_t>() == 64 * 2016 - 186 + 600 - 7 + 250);
   // 2-d views: row 1 of (2, n/2) ends at the last element; its transpose reads it too.
