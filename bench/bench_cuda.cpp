@@ -5,7 +5,8 @@
 // float16, and conv2d forward + backward of a ResNet layer (batch 64, 64 -> 64 channels, 3x3,
 // 56x56, padding 1). Whole programs: one training step (forward, backward, AdamW) of the
 // Fashion-MNIST trainer's CNN at batch 64, in float32 and under float16 autocast with a
-// GradScaler (the trainer's --amp fp16). And allocator churn. scripts/gpu_check.sh runs this program and
+// GradScaler (the trainer's --amp fp16). scaled_dot_product_attention forward + backward at
+// L = 512 and 2048 (fused kernels and the plain composition, with peak memory). And allocator churn. scripts/gpu_check.sh runs this program and
 // scripts/gpu_bench_torch.py times the same workloads in PyTorch beside it (same names).
 //
 // Timing, two ways. The 256M-element rows end every iteration with ember::cuda::synchronize()
@@ -34,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include <ember/core/ops/attention.h>
 #include <ember/cuda/caching_allocator.h>
 #include <ember/cuda/event.h>
 #include <ember/ember.h>
@@ -415,6 +417,56 @@ void BM_TrainStepCnn(benchmark::State& state) { train_step_cnn(state, false); }
 void BM_TrainStepCnnAmpFp16(benchmark::State& state) { train_step_cnn(state, true); }
 BENCHMARK(BM_TrainStepCnn)->Unit(benchmark::kMillisecond)->UseManualTime();
 BENCHMARK(BM_TrainStepCnnAmpFp16)->Unit(benchmark::kMillisecond)->UseManualTime();
+
+// ---- scaled_dot_product_attention forward + backward (issue 9) --------------------------------
+
+// q, k, v [4, 16, L, 64], L = S = 512 and 2048, no mask, not causal: the fused flash-style
+// kernels (cuda/attention.cu, through ember::detail::sdpa_fused) and the plain composition
+// (matmul, softmax, matmul: ember::detail::sdpa_math). One run is the forward and the backward
+// of a fixed output gradient (the input gradients accumulate, as a training step's would).
+// Counters: ms per run, and peak_MiB — the caching allocator's peak of allocated bytes during
+// one run beyond what was allocated before it (inputs and their gradients excluded), where the
+// fused kernels' O(L) memory shows against the composition's [L, S] matrices. Checked: the
+// fused output equals the composition's to the dtype's accuracy.
+constexpr int64_t kSdpaBatch = 4, kSdpaHeads = 16, kSdpaHeadDim = 64;
+
+void sdpa_forward_backward(benchmark::State& state, int64_t L, ember::ScalarType dtype, bool fused) {
+  guarded(state, [&] {
+    ember::manual_seed(3);
+    auto input = [&] {
+      return ember::randn({kSdpaBatch, kSdpaHeads, L, kSdpaHeadDim}, on_cuda()).to(dtype).requires_grad_(true);
+    };
+    ember::Tensor q = input(), k = input(), v = input();
+    const ember::Tensor g = ember::randn({kSdpaBatch, kSdpaHeads, L, kSdpaHeadDim}, on_cuda()).to(dtype);
+    auto run = [&] {
+      ember::Tensor out = fused ? ember::detail::sdpa_fused(q, k, v) : ember::detail::sdpa_math(q, k, v);
+      out.backward(g);
+    };
+    run();  // warm-up: the gradients' buffers exist from here on
+    ember::cuda::synchronize();
+    const size_t before = ember::cuda::memory_allocated(0);
+    ember::cuda::reset_peak_memory_stats(0);
+    run();
+    ember::cuda::synchronize();
+    const double peak_mib = static_cast<double>(ember::cuda::max_memory_allocated(0) - before) / (1 << 20);
+    const GpuTime t = time_on_gpu(state, 5, run);
+    if (t.seconds > 0) state.counters["ms"] = t.per_run() * 1e3;
+    state.counters["peak_MiB"] = peak_mib;
+    ember::NoGradGuard no_grad;
+    const double diff = (ember::detail::sdpa_fused(q, k, v) - ember::detail::sdpa_math(q, k, v))
+                            .abs().max().to(ember::kDouble).item<double>();
+    check_close(state, "max |fused - composition|", diff, 0, dtype == ember::kFloat ? 1e-4 : 2e-2);
+  });
+}
+
+void BM_Sdpa512Fp16Fused(benchmark::State& state) { sdpa_forward_backward(state, 512, ember::kFloat16, true); }
+void BM_Sdpa2048Fp16Fused(benchmark::State& state) { sdpa_forward_backward(state, 2048, ember::kFloat16, true); }
+void BM_Sdpa2048Fp16Math(benchmark::State& state) { sdpa_forward_backward(state, 2048, ember::kFloat16, false); }
+void BM_Sdpa2048Fp32Fused(benchmark::State& state) { sdpa_forward_backward(state, 2048, ember::kFloat, true); }
+BENCHMARK(BM_Sdpa512Fp16Fused)->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK(BM_Sdpa2048Fp16Fused)->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK(BM_Sdpa2048Fp16Math)->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK(BM_Sdpa2048Fp32Fused)->Unit(benchmark::kMillisecond)->UseManualTime();
 
 }  // namespace
 

@@ -12,7 +12,9 @@ Times the same workloads as bench_cuda, under the same names, in PyTorch on the 
   a training step (ms): forward, backward and AdamW of the Fashion-MNIST trainer's CNN at
   batch 64 (examples/fashion_mnist.py's model), in float32 and as PyTorch's AMP recipe takes
   it (torch.autocast("cuda", torch.float16) around forward and loss, a GradScaler);
-  allocator churn (ns per allocation): eight tensors of mixed sizes allocated and freed.
+  allocator churn (ns per allocation): eight tensors of mixed sizes allocated and freed;
+  scaled_dot_product_attention forward + backward (ms) and its peak memory (MiB beyond the
+  inputs and their gradients) at batch 4, 16 heads, head size 64, L = S = 512 and 2048.
 
 Same method as bench_cuda: the 256M-element rows take wall time with each iteration ended by
 torch.cuda.synchronize() (the median of the iterations after a warm-up); the others are timed
@@ -58,7 +60,16 @@ WORKLOADS = [
     ("train step, CNN batch 64", "BM_TrainStepCnn", "ms", "torch100"),
     ("train step, CNN, AMP fp16", "BM_TrainStepCnnAmpFp16", "ms", "torch100"),
     ("allocator churn", "BM_AllocatorChurn", "ns/alloc", None),
+    ("SDPA f+b L=512 fp16", "BM_Sdpa512Fp16Fused", "ms", None),
+    ("SDPA f+b L=2048 fp16", "BM_Sdpa2048Fp16Fused", "ms", None),
+    ("SDPA f+b L=2048 fp16 math", "BM_Sdpa2048Fp16Math", "ms", None),
+    ("SDPA f+b L=2048 fp32", "BM_Sdpa2048Fp32Fused", "ms", None),
+    ("SDPA peak L=512 fp16", "BM_Sdpa512Fp16Fused", "MiB", None),
+    ("SDPA peak L=2048 fp16", "BM_Sdpa2048Fp16Fused", "MiB", None),
+    ("SDPA peak L=2048 fp16 math", "BM_Sdpa2048Fp16Math", "MiB", None),
+    ("SDPA peak L=2048 fp32", "BM_Sdpa2048Fp32Fused", "MiB", None),
 ]
+SDPA_SHAPE = (4, 16, 64)  # batch, heads, head size (bench_cuda's kSdpa*)
 HIGHER_IS_BETTER = {"GB/s", "TFLOP/s"}
 CEILING = "cudaMemcpyAsync (ceiling)"
 
@@ -190,6 +201,37 @@ def churn_workload(torch, dev, res):
     res["allocator churn"] = t / (rounds * len(CHURN_SIZES)) * 1e9
 
 
+def sdpa_workload(torch, dev, res):
+    """bench_cuda's BM_Sdpa* rows: forward + backward of a fixed output gradient, PyTorch's
+    default SDPA backend choice (flash for float16, memory-efficient for float32) and, for the
+    "math" row, its plain composition; peak memory beyond the inputs and their gradients."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    b, h, e = SDPA_SHAPE
+    for label, length, dtype, math in ((" L=512 fp16", 512, torch.float16, False),
+                                       (" L=2048 fp16", 2048, torch.float16, False),
+                                       (" L=2048 fp16 math", 2048, torch.float16, True),
+                                       (" L=2048 fp32", 2048, torch.float32, False)):
+        torch.manual_seed(3)
+        q, k, v = (torch.randn(b, h, length, e, device=dev, dtype=dtype, requires_grad=True) for _ in range(3))
+        g = torch.randn(b, h, length, e, device=dev, dtype=dtype)
+        backends = [SDPBackend.MATH] if math else [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION,
+                                                   SDPBackend.CUDNN_ATTENTION, SDPBackend.MATH]
+
+        def run():
+            with sdpa_kernel(backends):
+                torch.nn.functional.scaled_dot_product_attention(q, k, v).backward(g)
+
+        run()
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        run()
+        torch.cuda.synchronize()
+        res["SDPA peak" + label] = (torch.cuda.max_memory_allocated() - before) / 2**20
+        res["SDPA f+b" + label] = gpu_seconds(torch, run, 5) * 1e3
+        del q, k, v, g
+
+
 def run_torch(iters):
     """PyTorch's numbers as ({workload: value or error text}, info), or (None, reason) when it
     cannot run at all. One workload that fails (out of memory, say) leaves the others."""
@@ -202,7 +244,8 @@ def run_torch(iters):
     dev = torch.device("cuda", 0)
     res = {}
     for group in (lambda: bandwidth_workloads(torch, dev, iters, res), lambda: compute_workloads(torch, dev, res),
-                  lambda: train_step_workload(torch, dev, res), lambda: churn_workload(torch, dev, res)):
+                  lambda: train_step_workload(torch, dev, res), lambda: churn_workload(torch, dev, res),
+                  lambda: sdpa_workload(torch, dev, res)):
         try:
             group()
         except Exception as e:  # noqa: BLE001 - report it in the table, go on with the rest
@@ -234,6 +277,8 @@ def ember_numbers(path):
             out[workload] = float(pick.get("GB/s", pick.get("bytes_per_second", 0) / 1e9))
         elif unit == "ns/alloc" and pick.get("ns_per_alloc") is not None:
             out[workload] = float(pick["ns_per_alloc"])
+        elif unit == "MiB" and pick.get("peak_MiB") is not None:
+            out[workload] = float(pick["peak_MiB"])
         elif unit in ("TFLOP/s", "ms") and pick.get(unit) is not None:
             out[workload] = float(pick[unit])
     return out
@@ -250,6 +295,8 @@ def fmt(v, unit):
         return f"{v:,.1f} TFLOP/s"
     if unit == "ms":
         return f"{v:,.3f} ms"
+    if unit == "MiB":
+        return f"{v:,.1f} MiB"
     return f"{v:,.0f} ns"
 
 
@@ -304,7 +351,8 @@ def print_table(ember, torch_res, torch_info):
             pct_t = f"{100 * t / ceiling:.0f}%" if is_number(t) else ""
         print(f"{workload:<27}{fmt(e, unit):>17}{fmt(t, unit):>17}{ratio:>15}{pct_e:>13}{pct_t:>15}  "
               f"{target_text(target, e, t, unit, ceiling)}".rstrip())
-    print("ember/PyTorch: speed ratio, above 1 means ember is faster (more GB/s or TFLOP/s, fewer ms or ns)."
+    print("ember/PyTorch: speed ratio, above 1 means ember is faster (more GB/s or TFLOP/s, fewer ms or ns)"
+          " or uses less memory (fewer MiB)."
           " %copy: share of the copy bandwidth above. PyTorch's allocator churn includes Python's call"
           " overhead (about 1-2 us per torch.empty).")
     for workload, v in ember.items():
