@@ -128,6 +128,11 @@ class Tensor {
   Tensor clone() const;
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  /// x.to(kCPU), x.to(kCUDA): libtorch reaches these through TensorOptions; with both the Device
+  /// and the TensorOptions overloads here a DeviceType would match both, so it gets its own.
+  Tensor to(DeviceType type, bool non_blocking = false, bool copy = false) const {
+    return to(Device(type), non_blocking, copy);
+  }
   Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(TensorOptions options, bool non_blocking = false, bool copy = false) const;
   Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;

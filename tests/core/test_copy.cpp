@@ -8,6 +8,7 @@
 
 using namespace ember;
 using ember::test::check_close;
+using ember::test::from_values;
 using ember::test::check_error;
 using ember::test::check_grad;
 using ember::test::check_gradgrad;
@@ -402,4 +403,17 @@ TEST_CASE("test_copy: version counter") {
   Tensor y = b * b;  // saves b
   b.fill_(0.0);
   check_error([&] { y.sum().backward(); }, "modified by an inplace operation");
+}
+
+// libtorch programs write x.to(torch::kCPU): a DeviceType matched both to(Device) and
+// to(TensorOptions) and did not compile.
+TEST_CASE("test_copy: to(DeviceType) as libtorch spells it") {
+  Tensor x = from_values({1.5, -2, 3}, {3}, kFloat);
+  Tensor same = x.to(kCPU);
+  CHECK(same.is_same(x));  // already there: to() returns the tensor itself, as PyTorch
+  Tensor copied = x.to(kCPU, /*non_blocking=*/false, /*copy=*/true);
+  CHECK(!copied.is_same(x));
+  CHECK(copied.dtype() == kFloat);
+  CHECK(values(copied) == std::vector<double>{1.5, -2, 3});
+  CHECK(x.to(kCPU, kDouble).dtype() == kDouble);
 }
