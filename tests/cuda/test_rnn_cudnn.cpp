@@ -24,6 +24,8 @@ struct FlagGuard {
   ~FlagGuard() { flag = before; }
 };
 
+constexpr size_t kNoState = static_cast<size_t>(-1);
+
 Tol tol_for(ScalarType t) {
   switch (t) {
     case kHalf: return {5e-2, 5e-2};     // the composition rounds every op to half, cuDNN only its results
@@ -40,7 +42,7 @@ struct RunResult {
 
 /// Runs `run` on CUDA leaves made from `inputs` with cuDNN on or off and backpropagates fixed
 /// random weights through every result. `state` is the index of a result that comes straight
-/// from the op (h_n), whose grad_fn names the path taken.
+/// from the op (h_n), whose grad_fn names the path taken (kNoState: none does, unbatched).
 template <class Module, class Run>
 RunResult run_once(Module& m, const TensorList& inputs, ScalarType dtype, bool cudnn, size_t state, Run run) {
   FlagGuard on(backends::cudnn::enabled, cudnn);
@@ -50,11 +52,13 @@ RunResult run_once(Module& m, const TensorList& inputs, ScalarType dtype, bool c
   for (const Tensor& x : inputs) leaves.push_back(x.to(cuda_device(), dtype).detach().requires_grad_(true));
   RunResult r;
   r.outs = run(m, leaves);
-  const std::string fn = grad_fn_name(r.outs[state]);
-  if (cudnn)
-    CHECK(fn == "CudnnRnnBackward0");
-  else
-    CHECK(fn != "CudnnRnnBackward0");
+  if (state < r.outs.size()) {
+    const std::string fn = grad_fn_name(r.outs[state]);
+    if (cudnn)
+      CHECK(fn == "CudnnRnnBackward0");
+    else
+      CHECK(fn != "CudnnRnnBackward0");
+  }
   Tensor loss;
   for (size_t i = 0; i < r.outs.size(); ++i) {
     manual_seed(100 + i);
@@ -121,7 +125,7 @@ TEST_CASE("cudnn rnn: RNN tanh and relu equal the composition (layers, direction
   }
 }
 
-TEST_CASE("cudnn rnn: LSTM equals the composition (2 layers bidirectional, states, proj_size, no bias)") {
+TEST_CASE("cudnn rnn: LSTM equals the composition (2 layers bidirectional, states, proj_size, no bias, unbatched)") {
   for (ScalarType t : {kFloat, kDouble}) {
     INFO("dtype " << t);
     manual_seed(4);
@@ -136,6 +140,9 @@ TEST_CASE("cudnn rnn: LSTM equals the composition (2 layers bidirectional, state
                                     t, 1, lstm_run);
     manual_seed(7);
     check_cudnn_matches_composition(nn::LSTM(nn::LSTMOptions(5, 7)), {in({8, 3, 5}, t)}, t, 1, lstm_run);
+    manual_seed(18);  // unbatched: h_n is squeezed, so no grad_fn names the path
+    check_cudnn_matches_composition(nn::LSTM(nn::LSTMOptions(5, 7).num_layers(2)), {in({8, 5}, t)}, t, kNoState,
+                                    lstm_run);
   }
 }
 
