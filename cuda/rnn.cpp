@@ -272,6 +272,7 @@ void rnn_backward(const RnnShape& s, const Tensor& x, const Tensor& hx, const Te
                                             dhx.data_ptr(), d.cell(), ptr(cx), ptr(dcy), ptr(dcx),
                                             weight_space.nbytes(), weight_space.data_ptr(), work, ptr(workspace),
                                             scratch.nbytes(), ptr(scratch)));
+  if (dw.numel() == 0) return;  // no weight needs a gradient
   // CUDNN_WGRAD_MODE_ADD adds into dw, so it starts at zero.
   EMBER_CUDA_CHECK(cudaMemsetAsync(dw.data_ptr(), 0, dw.nbytes(), stream));
   EMBER_CUDNN_CHECK(cudnnRNNBackwardWeights_v8(handle, d.rnn.get(), CUDNN_WGRAD_MODE_ADD, nullptr, d.x.get(),

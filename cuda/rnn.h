@@ -41,8 +41,9 @@ void rnn_forward(const RnnShape& shape, const Tensor& x, const Tensor& hx, const
 
 /// Gradients of a training forward: dx, dhx, dcx (LSTM) from dy, dhy, dcy; dw (dtype,
 /// weight_bytes / element size elements) the weights' gradient in weight-space layout
-/// (rnn_weight_copies says where each parameter's lies). `reserve` is not changed (cuDNN
-/// writes into it, so a copy is used and a second backward sees the forward's).
+/// (rnn_weight_copies says where each parameter's lies; an empty dw skips it). `reserve` is
+/// not changed (cuDNN writes into it, so a copy is used and a second backward sees the
+/// forward's).
 void rnn_backward(const RnnShape& shape, const Tensor& x, const Tensor& hx, const Tensor& cx, const Tensor& y,
                   const Tensor& dy, const Tensor& dhy, const Tensor& dcy, const Tensor& weight_space,
                   const Tensor& reserve, const Tensor& dx, const Tensor& dhx, const Tensor& dcx, const Tensor& dw);

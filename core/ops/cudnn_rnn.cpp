@@ -41,7 +41,8 @@ size_t reserve_index(const RnnShape& s) { return is_lstm(s) ? 3 : 2; }
 // in: x, hx, cx, dy, dhy, dcy, y, weight space, reserve (cx, dcy undefined unless LSTM), then
 // the weights, which the kernel does not read: they are inputs so that a node recorded under
 // create_graph has their edges and a second derivative reaches this op's error, as PyTorch's.
-// out: dx, dhx, [dcx], dw (the weights' gradient in weight-space layout).
+// out: dx, dhx, [dcx], dw (the weights' gradient in weight-space layout; empty when no weight
+// needs one).
 struct CudnnRnnBackward final : Op {
   RnnShape shape;
   explicit CudnnRnnBackward(const RnnShape& s) : shape(s) {}
@@ -100,11 +101,17 @@ struct CudnnRnn final : Op {
     TensorList in{x, hx, cx, grads[0].contiguous(), grads[1].contiguous(), lstm ? grads[2].contiguous() : Tensor(),
                   s.output(0), space, s.output(r)};
     for (int64_t i = 0; i < shape.num_params(); ++i) in.push_back(s.input(3 + static_cast<size_t>(i)));
+    bool need_weights = false;  // a frozen stack skips cuDNN's weight gradient (dw stays empty)
+    for (int64_t i = 0; i < shape.num_params(); ++i) need_weights = need_weights || s.needs_grad(3 + i);
     std::vector<OutSpec> specs{{DimVector(x.sizes()), x.dtype()}, {DimVector(hx.sizes()), x.dtype()}};
     if (lstm) specs.push_back({DimVector(cx.sizes()), x.dtype()});
-    specs.push_back({DimVector{space.numel() / x.element_size()}, x.dtype()});
+    specs.push_back({DimVector{need_weights ? space.numel() / x.element_size() : 0}, x.dtype()});
     TensorList g = run_op(CudnnRnnBackward(shape), in, specs);
     TensorList out{g[0], g[1], lstm ? g[2] : Tensor()};
+    if (!need_weights) {
+      out.resize(out.size() + static_cast<size_t>(shape.num_params()));
+      return out;
+    }
     for (Tensor& w : weight_grads(shape, g.back(), s)) out.push_back(std::move(w));
     return out;
   }
@@ -117,10 +124,12 @@ bool fits_int32(int64_t v) { return v >= 0 && v <= INT_MAX; }
 /// PyTorch's check_attributes: every tensor of the input's dtype and device.
 void check_attributes(const Tensor& input, const TensorList& weights, const Tensor& hx, const Tensor& cx) {
   auto check = [&](const Tensor& t, const char* what) {
-    EMBER_CHECK(t.dtype() == input.dtype(), "Input and ", what, " tensors are not the same dtype, found input tensor with ",
-                scalar_type_name(input.dtype()), " and ", what, " tensor with ", scalar_type_name(t.dtype()));
-    EMBER_CHECK(t.device() == input.device(), "Input and ", what, " tensors are not at the same device, found input tensor at ",
-                input.device(), " and ", what, " tensor at ", t.device());
+    EMBER_CHECK(t.dtype() == input.dtype(), "Input and ", what,
+                " tensors are not the same dtype, found input tensor with ", scalar_type_name(input.dtype()), " and ",
+                what, " tensor with ", scalar_type_name(t.dtype()));
+    EMBER_CHECK(t.device() == input.device(), "Input and ", what,
+                " tensors are not at the same device, found input tensor at ", input.device(), " and ", what,
+                " tensor at ", t.device());
   };
   for (const Tensor& w : weights) check(w, "parameter");
   check(hx, "hidden");

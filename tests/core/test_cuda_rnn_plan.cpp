@@ -81,7 +81,8 @@ TEST_CASE("cuda rnn plan: the flat weight list is the modules' parameters, in or
   RnnShape rnn = lstm_shape(3, false, true, 0);
   rnn.cell = RnnCell::kRnnRelu;
   std::vector<Case> cases = {
-      {lstm_shape(2, true, true, 3), nn::LSTM(nn::LSTMOptions(5, 6).num_layers(2).bidirectional(true).proj_size(3)).ptr()},
+      {lstm_shape(2, true, true, 3),
+       nn::LSTM(nn::LSTMOptions(5, 6).num_layers(2).bidirectional(true).proj_size(3)).ptr()},
       {lstm_shape(2, false, false, 4), nn::LSTM(nn::LSTMOptions(5, 6).num_layers(2).bias(false).proj_size(4)).ptr()},
       {gru, nn::GRU(nn::GRUOptions(5, 6).num_layers(2).bidirectional(true).bias(false)).ptr()},
       {rnn, nn::RNN(nn::RNNOptions(5, 6).num_layers(3).nonlinearity(kReLU)).ptr()},
@@ -209,7 +210,8 @@ TEST_CASE("cuda rnn plan: packing into a weight space and cutting its gradient b
       space.narrow(0, c.space_offset, c.numel).copy_(params[static_cast<size_t>(c.param)].view(-1).narrow(
           0, c.param_offset, c.numel));
     std::vector<TensorList> pieces(shapes.size());
-    for (const RnnCopy& c : copies) pieces[static_cast<size_t>(c.param)].push_back(space.narrow(0, c.space_offset, c.numel));
+    for (const RnnCopy& c : copies)
+      pieces[static_cast<size_t>(c.param)].push_back(space.narrow(0, c.space_offset, c.numel));
     for (size_t i = 0; i < shapes.size(); ++i) {
       Tensor back = cat(pieces[i], 0).view(shapes[i]);
       CHECK(equal(back, params[i]));

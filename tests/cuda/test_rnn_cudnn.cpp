@@ -270,3 +270,24 @@ TEST_CASE("cudnn rnn: weights changed in place after forward are caught in backw
                        doctest::Contains("one of the variables needed for gradient computation has been modified"),
                        ember::Error);
 }
+
+TEST_CASE("cudnn rnn: a frozen stack (no weight needs a gradient) still gives the input's and h0's") {
+  manual_seed(19);
+  FlagGuard no_tf32(backends::cudnn::allow_tf32, false);
+  nn::GRU gru(nn::GRUOptions(4, 6).num_layers(2).bidirectional(true));
+  gru->to(cuda_device());
+  for (Tensor& p : gru->parameters()) p.requires_grad_(false);
+  auto grads_of = [&](bool cudnn) {
+    FlagGuard on(backends::cudnn::enabled, cudnn);
+    Tensor x = in({5, 3, 4}, kFloat).to(cuda_device()).requires_grad_(true);
+    Tensor h0 = in({4, 3, 6}, kFloat).to(cuda_device()).requires_grad_(true);
+    auto [y, h] = gru->forward(x, h0);
+    CHECK((grad_fn_name(h) == "CudnnRnnBackward0") == cudnn);
+    (y.sum() + h.pow(2).sum()).backward();
+    return TensorList{x.grad(), h0.grad()};
+  };
+  TensorList fused = grads_of(true), composed = grads_of(false);
+  check_same(fused[0], composed[0], tol_for(kFloat), "grad of input");
+  check_same(fused[1], composed[1], tol_for(kFloat), "grad of h0");
+  for (const Tensor& p : gru->parameters()) CHECK_FALSE(p.grad().defined());
+}
