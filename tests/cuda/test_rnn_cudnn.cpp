@@ -277,10 +277,10 @@ TEST_CASE("cudnn rnn: a frozen stack (no weight needs a gradient) still gives th
   nn::GRU gru(nn::GRUOptions(4, 6).num_layers(2).bidirectional(true));
   gru->to(cuda_device());
   for (Tensor& p : gru->parameters()) p.requires_grad_(false);
+  const Tensor x_values = in({5, 3, 4}, kFloat).to(cuda_device()), h0_values = in({4, 3, 6}, kFloat).to(cuda_device());
   auto grads_of = [&](bool cudnn) {
     FlagGuard on(backends::cudnn::enabled, cudnn);
-    Tensor x = in({5, 3, 4}, kFloat).to(cuda_device()).requires_grad_(true);
-    Tensor h0 = in({4, 3, 6}, kFloat).to(cuda_device()).requires_grad_(true);
+    Tensor x = x_values.clone().requires_grad_(true), h0 = h0_values.clone().requires_grad_(true);
     auto [y, h] = gru->forward(x, h0);
     CHECK((grad_fn_name(h) == "CudnnRnnBackward0") == cudnn);
     (y.sum() + h.pow(2).sum()).backward();
