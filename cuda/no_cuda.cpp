@@ -245,3 +245,25 @@ void sdpa_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, c
 }
 
 }  // namespace ember::cuda
+
+// ---- rnn.h (rnn.cpp: cuDNN's RNN) ----
+// Self-contained section (its own include) so it merges without touching the list above. The
+// recurrent layers take their composed path (no CUDA tensors exist here).
+#include "ember/cuda/rnn.h"
+
+namespace ember::cuda {
+
+bool cudnn_rnn_available() { return false; }
+RnnSpaces rnn_spaces(const RnnShape&, ScalarType, int64_t, int64_t, bool) { no_cuda(); }
+void rnn_forward(const RnnShape&, const Tensor&, const Tensor&, const Tensor&, const TensorList&, const Tensor&,
+                 const Tensor&, const Tensor&, const Tensor&, const Tensor&) {
+  no_cuda();
+}
+void rnn_backward(const RnnShape&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                  const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                  const Tensor&, const Tensor&) {
+  no_cuda();
+}
+std::vector<RnnCopy> rnn_weight_copies(const RnnShape&, ScalarType) { no_cuda(); }
+
+}  // namespace ember::cuda

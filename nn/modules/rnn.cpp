@@ -1,9 +1,10 @@
-// RNN / LSTM / GRU layers and cells, composed from public ops so autograd and both devices
-// come for free. Per layer and direction the input projection x W_ih^T + b is one matmul over
-// all time steps; each step then does only h W_hh^T and the gate math.
+// RNN / LSTM / GRU layers and cells. On CUDA the layers run as one cuDNN op, _cudnn_rnn
+// (core/ops/cudnn_rnn.h), as PyTorch's do, when it applies (see use_cudnn below); otherwise,
+// and always for the cells and on the CPU, they are composed from public ops so autograd and
+// both devices come for free. Per layer and direction the input projection x W_ih^T + b is one
+// matmul over all time steps; each step then does only h W_hh^T and the gate math.
 // (The gate math is several small elementwise ops per step; a fused gate op per device would
-// cut them to one kernel and its backward to one more: the next step if RNNs get hot. cuDNN's
-// RNN is not used on CUDA yet; CUDA runs this same composition.)
+// cut them to one kernel and its backward to one more: the next step if RNNs get hot on the CPU.)
 #include "ember/nn/modules/rnn.h"
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "ember/core/error.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/creation.h"
+#include "ember/core/ops/cudnn_rnn.h"
 #include "ember/core/ops/dropout.h"
 #include "ember/core/ops/linalg.h"
 #include "ember/core/ops/shape.h"
@@ -229,6 +231,26 @@ void check_forward_args(const RNNSpec& s, const std::vector<Tensor>& weights, co
   }
 }
 
+cuda::RnnShape cudnn_shape(const RNNSpec& s) {
+  cuda::RnnCell cell = cuda::RnnCell::kRnnTanh;
+  switch (s.mode) {
+    case RNNMode::kRNN_TANH: cell = cuda::RnnCell::kRnnTanh; break;
+    case RNNMode::kRNN_RELU: cell = cuda::RnnCell::kRnnRelu; break;
+    case RNNMode::kLSTM: cell = cuda::RnnCell::kLstm; break;
+    case RNNMode::kGRU: cell = cuda::RnnCell::kGru; break;
+  }
+  return {cell, s.input_size, s.hidden_size, s.proj_size, s.num_layers, s.bidirectional, s.bias};
+}
+
+// Whether the stack runs as cuDNN's RNN (x time-major). Dropout between layers stays in the
+// composition while training: cuDNN would draw its masks from its own generator, not ember's,
+// so manual_seed would not reproduce them and they would differ from the CPU's.
+bool use_cudnn(const RNNSpec& s, const std::vector<Tensor>& weights, const Tensor& x, const Tensor& hx,
+               const Tensor& cx, bool training) {
+  if (training && s.dropout > 0 && s.num_layers > 1) return false;
+  return _use_cudnn_rnn(cudnn_shape(s), x, weights, hx, cx);
+}
+
 }  // namespace
 
 int64_t RNNSpec::gate_size() const {
@@ -299,6 +321,10 @@ std::tuple<Tensor, Tensor, Tensor> rnn_forward(const RNNSpec& s, const std::vect
 
   Tensor x = s.batch_first ? input.transpose(0, 1) : input;  // time-major from here on
   EMBER_CHECK(x.size(0) > 0, "Expected sequence length to be larger than 0 in RNN");
+  if (use_cudnn(s, weights, x, hx, cx, training)) {
+    auto [y, h_n, c_n] = _cudnn_rnn(x, weights, hx, is_lstm(s) ? cx : Tensor(), cudnn_shape(s));
+    return {s.batch_first ? y.transpose(0, 1) : y, h_n, c_n};
+  }
   TensorList h0 = SplitViews::apply(hx, int64_t{0}, L * D, false);
   TensorList c0 = is_lstm(s) ? SplitViews::apply(cx, int64_t{0}, L * D, false) : TensorList(h0.size());
   TensorList h_n, c_n;

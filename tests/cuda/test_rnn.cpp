@@ -1,8 +1,9 @@
 // CUDA parity of the recurrent layers and cells (nn/modules/rnn.cpp): the same module cloned
 // onto the GPU gives the CPU's outputs, final states and gradients (input, states and every
 // parameter) for RNN tanh/relu, LSTM (2 layers, bidirectional, proj_size), GRU and the cells,
-// in float32 and float64, batch_first and unbatched. The layers compose public ops, so this
-// checks that nothing in them is CPU-only and that the ops agree across devices.
+// in float32 and float64, batch_first and unbatched. On the GPU the layers run on cuDNN
+// (tests/cuda/test_rnn_cudnn.cpp compares that with their composition) and the cells compose
+// public ops, so this checks both against the CPU's composition.
 #include "cuda/parity.h"
 
 using namespace ember;
@@ -21,6 +22,13 @@ Tol rnn_tol(ScalarType t) {
 /// the inputs' gradients and every parameter's gradient.
 template <class Holder, class Run>
 void check_module_parity(Holder cpu, const TensorList& inputs, ScalarType dtype, Run run) {
+  // The layers run on cuDNN on the GPU, whose float32 may use TF32 by default (as PyTorch's);
+  // this compares full float32 with the CPU.
+  struct NoTF32 {
+    bool before = backends::cudnn::allow_tf32;
+    NoTF32() { backends::cudnn::allow_tf32 = false; }
+    ~NoTF32() { backends::cudnn::allow_tf32 = before; }
+  } no_tf32;
   cpu->to(dtype);
   auto gpu = std::dynamic_pointer_cast<typename Holder::ContainedType>(cpu->clone(cuda_device()));
   REQUIRE(gpu != nullptr);
