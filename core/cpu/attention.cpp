@@ -6,10 +6,10 @@
 // probabilities from the saved logsumexp, P = exp(score - lse), and
 //   dV += P^T dO,  dP = dO V^T,  dS = P o (dP - rowsum(dO o O)),
 //   dQ += scale dS K,  dK += scale dS^T Q.
-// With dropout (flash attention's): the forward zeroes the dropped probabilities after they
-// entered the row's sum l, so the softmax is normalised over every key, and scales the output
-// by 1 / (1 - p); the backward regenerates the same mask Z (0 or 1 / (1 - p)) from the
-// node's (seed, offset) and uses P o Z where the forward used it:
+// With dropout (flash attention's): the forward multiplies the probabilities by the mask Z
+// (0, or 1 / (1 - p) where kept) after they entered the row's sum l, so the softmax is
+// normalised over every key; the backward regenerates Z from the node's (seed, offset) and
+// uses P o Z where the forward used it:
 //   dV += (P o Z)^T dO,  dS = P o (dP o Z - rowsum(dO o O)),
 // the row sum unchanged since rowsum(dP o Z o P) = dO . O for the dropped output O.
 // The tile products go through the CPU GEMM; everything accumulates in float (double for
@@ -190,19 +190,23 @@ uint32_t kept32(const Dropout<M>& dr, uint64_t group) {
   return bits;
 }
 
-/// Calls f(c, kept) for c < n, the decisions of elements index0 + c: attn_dropout::kept
-/// unrolled so that one Philox block serves its four consecutive elements, and eight blocks
-/// are drawn at once where at least 16 elements remain.
-template <class M, class F>
-void for_each_decision(const Dropout<M>& dr, uint64_t index0, int64_t n, F&& f) {
+/// z[c] = the factor of element index0 + c for c < n: dr.scale where attn_dropout::kept
+/// keeps it, else 0. One Philox block serves its four consecutive elements, and eight blocks
+/// are drawn at once where at least 16 elements remain; the factors are written without a
+/// branch, so the loops that use them vectorize.
+template <class M>
+void dropout_factors(const Dropout<M>& dr, uint64_t index0, int64_t n, M* z) {
   int64_t c = 0;
   for (uint64_t idx = index0; c < n;) {
     const uint64_t group = idx / 4;
     const bool wide = n - c >= 16;
     const uint32_t bits =
         wide ? kept32(dr, group) : attn_dropout::kept4(dr.seed, dr.offset, group, dr.threshold);
-    for (uint64_t b = idx - 4 * group; b < (wide ? 32u : 4u) && c < n; ++b, ++c, ++idx)
-      f(c, ((bits >> b) & 1u) != 0);
+    const auto first = static_cast<int64_t>(idx - 4 * group);
+    const int64_t m = std::min<int64_t>((wide ? 32 : 4) - first, n - c);
+    for (int64_t b = 0; b < m; ++b) z[c + b] = dr.scale * static_cast<M>((bits >> (first + b)) & 1u);
+    c += m;
+    idx += static_cast<uint64_t>(m);
   }
 }
 
@@ -212,9 +216,10 @@ void for_each_decision(const Dropout<M>& dr, uint64_t index0, int64_t n, F&& f) 
 /// row max and row sum.
 template <class M>
 struct TileState {
-  std::vector<M> scores, acc, m, l;
+  std::vector<M> scores, acc, m, l, z;  // z: one row's dropout factors
   void reset(int64_t bq, int64_t ev) {
     scores.assign(static_cast<size_t>(bq * kBlockK), M(0));
+    z.resize(static_cast<size_t>(kBlockK));
     acc.assign(static_cast<size_t>(bq * ev), M(0));
     m.assign(static_cast<size_t>(bq), kNegInf<M>);
     l.assign(static_cast<size_t>(bq), M(0));
@@ -258,16 +263,17 @@ void forward_tile(const M* Q, const M* K, const M* V, const MaskHead<T>& mask, c
       M* row = s + r * bk;
       mask_row(row, bk, i0 + r, j0, mask, is_causal);
       online_update(st, r, bk, d.Ev);  // l sums the undropped probabilities
-      if (dr.on)
-        for_each_decision(dr, element_index(d, bh, i0 + r, j0), bk, [&](int64_t c, bool kept) {
-          if (!kept) row[c] = M(0);
-        });
+      if (dr.on) {
+        M* z = st.z.data();
+        dropout_factors(dr, element_index(d, bh, i0 + r, j0), bk, z);
+        for (int64_t c = 0; c < bk; ++c) row[c] *= z[c];
+      }
     }
     gemm<M>(false, false, bq, d.Ev, bk, M(1), s, bk, V + j0 * d.Ev, d.Ev, M(1), st.acc.data(), d.Ev);
   }
   for (int64_t r = 0; r < bq; ++r) {
     const M l = st.l[r];
-    const M inv = l > M(0) ? dr.scale / l : M(0);  // a row that saw no key is 0
+    const M inv = l > M(0) ? M(1) / l : M(0);  // a row that saw no key is 0
     for (int64_t c = 0; c < d.Ev; ++c) out[r * d.Ev + c] = static_cast<T>(st.acc[r * d.Ev + c] * inv);
     lse[r] = static_cast<LseT>(l > M(0) ? st.m[r] + std::log(l) : kNegInf<M>);
   }
@@ -309,7 +315,7 @@ void forward_impl(const Tensor& q, const Tensor& k, const Tensor& v, const Tenso
 /// One (batch, head) in the compute type, with its gradient accumulators.
 template <class M>
 struct HeadBuffers {
-  std::vector<M> q, k, v, dout, out, dq, dk, dv, delta, p, dp;
+  std::vector<M> q, k, v, dout, out, dq, dk, dv, delta, p, dp, z;  // z: one row's dropout factors
   const M *Q, *K, *V, *dO, *O;
 };
 
@@ -334,16 +340,16 @@ void tile_probabilities(const HeadBuffers<M>& hb, M* p, const MaskHead<T>& mask,
 /// dS = P o (dP - delta) of one tile row; with dropout dS = P o (dP o Z - delta) and P
 /// becomes P o Z for dV.
 template <class M>
-void score_grad_row(M* p, M* dp, int64_t bk, M delta, const Dropout<M>& dr, uint64_t index0) {
+void score_grad_row(M* p, M* dp, int64_t bk, M delta, const Dropout<M>& dr, uint64_t index0, M* z) {
   if (!dr.on) {
     for (int64_t c = 0; c < bk; ++c) dp[c] = p[c] * (dp[c] - delta);
     return;
   }
-  for_each_decision(dr, index0, bk, [&](int64_t c, bool kept) {
-    const M z = kept ? dr.scale : M(0);
-    dp[c] = p[c] * (dp[c] * z - delta);
-    p[c] *= z;
-  });
+  dropout_factors(dr, index0, bk, z);
+  for (int64_t c = 0; c < bk; ++c) {
+    dp[c] = p[c] * (dp[c] * z[c] - delta);
+    p[c] *= z[c];
+  }
 }
 
 /// The gradient contributions of one (query tile, key tile) pair.
@@ -356,7 +362,8 @@ void backward_tile(HeadBuffers<M>& hb, const MaskHead<T>& mask, const Dims& d, b
   const M* dO = hb.dO + i0 * d.Ev;
   gemm<M>(false, true, bq, bk, d.Ev, M(1), dO, d.Ev, hb.V + j0 * d.Ev, d.Ev, M(0), dp, bk);
   for (int64_t r = 0; r < bq; ++r)
-    score_grad_row(p + r * bk, dp + r * bk, bk, hb.delta[i0 + r], dr, element_index(d, bh, i0 + r, j0));
+    score_grad_row(p + r * bk, dp + r * bk, bk, hb.delta[i0 + r], dr, element_index(d, bh, i0 + r, j0),
+                   hb.z.data());
   gemm<M>(true, false, bk, d.Ev, bq, M(1), p, bk, dO, d.Ev, M(1), hb.dv.data() + j0 * d.Ev, d.Ev);
   gemm<M>(false, false, bq, d.E, bk, scale, dp, bk, hb.K + j0 * d.E, d.E, M(1), hb.dq.data() + i0 * d.E, d.E);
   gemm<M>(true, false, bk, d.E, bq, scale, dp, bk, hb.Q + i0 * d.E, d.E, M(1), hb.dk.data() + j0 * d.E, d.E);
@@ -380,6 +387,7 @@ void backward_impl(const Tensor& grad_out, const Tensor& q, const Tensor& k, con
     HeadBuffers<M> hb;
     hb.p.resize(static_cast<size_t>(kBlockQ * kBlockK));
     hb.dp.resize(hb.p.size());
+    hb.z.resize(static_cast<size_t>(kBlockK));
     for (int64_t bh = begin; bh < end; ++bh) {
       hb.Q = as_compute<T, M>(q.data_ptr<T>() + bh * d.L * d.E, d.L * d.E, hb.q);
       hb.K = as_compute<T, M>(k.data_ptr<T>() + bh * d.S * d.E, d.S * d.E, hb.k);

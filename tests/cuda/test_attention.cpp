@@ -120,7 +120,7 @@ TEST_CASE("cuda attention: dropout in the fused kernels equals the CPU oracle at
     Tensor k = randn({1, BH, S, 16}).to(cuda_device());
     Tensor v = eye(S).expand({1, BH, S, S}).contiguous().to(cuda_device());
     const PhiloxState st = next_philox(cuda_device());
-    Tensor keep = (scaled_dot_product_attention(q, k, v, {}, 0.3) * (S * 0.7)).to(kCPU).to(kDouble);
+    Tensor keep = (scaled_dot_product_attention(q, k, v, {}, 0.3) * (S * 0.7)).to(Device(kCPU)).to(kDouble);
     Tensor ref = reference_keep_mask({1, BH, L, S}, st, 0.3);
     CHECK((keep - ref).abs().max().item<double>() < 1e-4);
     CHECK(next_philox(cuda_device()).offset == st.offset + (BH * L * S + 3) / 4);
