@@ -82,11 +82,10 @@ void check_against_oracle(const Tensor& q, const Tensor& k, const Tensor& v, con
 
 /// The keep mask the fused forward applied, read back from its output: with q = 0 every key
 /// has probability 1 / S, and v = I (S x S) makes out[i, j] = Z_ij / S, so
-/// out * S * (1 - p) is the 0/1 mask. `st`: the generator state the call drew from.
-Tensor fused_keep_mask(int64_t BH, int64_t L, int64_t S, double p, PhiloxState& st) {
-  Tensor q = zeros({1, BH, L, 8}), k = randn({1, BH, S, 8});
+/// out * S * (1 - p) is the 0/1 mask. The call draws from next_philox(kCPU).
+Tensor fused_keep_mask(int64_t BH, int64_t L, int64_t S, double p) {
+  Tensor q = zeros({1, BH, L, 8}), k = zeros({1, BH, S, 8});
   Tensor v = eye(S).expand({1, BH, S, S}).contiguous();
-  st = next_philox(kCPU);
   return (scaled_dot_product_attention(q, k, v, {}, p) * (static_cast<double>(S) * (1 - p))).to(kDouble);
 }
 
@@ -173,8 +172,8 @@ TEST_CASE("test_sdpa_dropout: the kept fraction is 1 - p and the mask is the ora
   for (double p : {0.1, 0.5, 0.9}) {
     INFO("p=" << p);
     const int64_t BH = 4, L = 300, S = 257;  // 308,400 elements, rows not a multiple of 4
-    PhiloxState st;
-    Tensor keep = fused_keep_mask(BH, L, S, p, st);
+    const PhiloxState st = next_philox(kCPU);
+    Tensor keep = fused_keep_mask(BH, L, S, p);
     // Every element is 0 or 1 (to float32 rounding) and the very mask of the plain loop.
     Tensor ref = reference_keep_mask({1, BH, L, S}, st, p);
     check_all_close(keep, ref, 1e-4, 0);
@@ -187,6 +186,23 @@ TEST_CASE("test_sdpa_dropout: the kept fraction is 1 - p and the mask is the ora
     CHECK(std::fabs(both.item<double>() - (1 - p) * (1 - p)) < 10 * sigma);
     // The call reserved a Philox block for every four attention elements.
     CHECK(next_philox(kCPU).offset == st.offset + (BH * L * S + 3) / 4);
+  }
+}
+
+TEST_CASE("test_sdpa_dropout: a word equal to the keep threshold drops its element, one below keeps it") {
+  // Element 0 is decided by word 0 of block `offset`: kept iff word < ceil((1 - p) 2^32). With
+  // p = 1 - w / 2^32 (exact in double) the threshold is w itself.
+  for (int64_t S : {32, 5}) {  // the eight-blocks-at-once path and the one-block path
+    INFO("S=" << S);
+    manual_seed(21);
+    const PhiloxState st = next_philox(kCPU);
+    uint32_t w[4];
+    philox::block(st.seed, st.offset, w);
+    const double two32 = 4294967296.0;
+    const double p_drop = 1.0 - w[0] / two32, p_keep = 1.0 - (w[0] + 1.0) / two32;
+    CHECK(fused_keep_mask(1, 1, S, p_drop)[0][0][0][0].item<double>() < 0.5);
+    manual_seed(21);  // the same block again
+    CHECK(fused_keep_mask(1, 1, S, p_keep)[0][0][0][0].item<double>() > 0.5);
   }
 }
 
