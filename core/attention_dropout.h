@@ -2,8 +2,9 @@
 // cuda/attention.cu), flash-attention style: whether element (b, h, i, j) of the [B, H, L, S]
 // attention matrix is kept is a pure function of (seed, offset, its linear index), so the
 // backward regenerates the forward's mask instead of storing it. Header-only and host/device
-// (EMBER_HOST_DEVICE): the CPU kernel, the CUDA kernels and the tests' oracle loop all call
-// `kept`, so the three masks are bit-identical for one (seed, offset).
+// (EMBER_HOST_DEVICE): the CUDA kernels and the tests' oracle loop call `kept`, the CPU kernel
+// kept4 (and an AVX2 form that draws eight blocks at once, which the tests hold to kept4 bit
+// for bit), so the masks of both devices and the oracle are one mask for one (seed, offset).
 //
 // Element n = ((b * H + h) * L + i) * S + j uses word n % 4 of Philox block offset + n / 4
 // (four decisions per 128-bit block); a call reserves blocks_for(B * H * L * S) blocks of its
