@@ -16,6 +16,12 @@
 //             element is summed by one thread in a fixed order, so the backward is bitwise
 //             reproducible (what use_deterministic_algorithms asks for), for the price of
 //             computing Q K^T and grad_out V^T twice.
+//   dropout   (flash attention's) the forward sums the undropped probabilities into l but
+//             multiplies each into O by its factor Z (0, or 1 / (1 - p) when kept); the
+//             backward regenerates Z from the same (seed, offset) and takes dV = (P o Z)^T dO,
+//             dS = P o (dP o Z - D), D unchanged (rowsum(dP o Z o P) = dO . O). Each thread
+//             draws the Philox block of its own element (attn_dropout::kept, shared with the
+//             CPU kernel), four times the blocks a thread per four elements would draw.
 //
 // All arithmetic is float (float16 and bfloat16 are converted on load to shared memory and
 // rounded once on the store). The products are plain FMA loops over shared memory, each
@@ -28,6 +34,7 @@
 
 #include <cstdint>
 
+#include "ember/core/attention_dropout.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/tensor.h"
 #include "ember/cuda/attention.h"
@@ -55,6 +62,21 @@ __device__ __forceinline__ float warp_sum(float v) {
   return v;
 }
 
+/// A call's dropout as the kernels read it (core/attention_dropout.h).
+struct AttnDropoutArgs {
+  bool on = false;
+  uint64_t seed = 0, offset = 0, threshold = 0;
+  float scale = 1.f;  // 1 / (1 - p), 0 for p = 1
+
+  /// The factor Z of element (bh, i, j) of the [BH, L, S] attention matrix: 1 without
+  /// dropout, else 0 or scale as attn_dropout::kept decides it (the CPU kernel's decision).
+  __device__ float factor(const AttnPlan& p, int64_t bh, int64_t i, int64_t j) const {
+    if (!on) return 1.f;
+    const auto n = static_cast<uint64_t>((bh * p.L + i) * p.S + j);
+    return attn_dropout::kept(seed, offset, n, threshold) ? scale : 0.f;
+  }
+};
+
 /// The inputs every kernel reads, offset to nothing yet (the kernels add bh's slice).
 template <class T>
 struct AttnInputs {
@@ -64,6 +86,7 @@ struct AttnInputs {
   const device_t<T>* mask;  // read through ms; nullptr: no mask
   AttnMaskStrides ms;
   float scale;
+  AttnDropoutArgs drop;
 };
 
 /// Rows [row0, row0 + t) of a dense [rows][cols] matrix into dst [t][ld] as float, zeros for
@@ -134,8 +157,9 @@ __global__ void __launch_bounds__(kAttnThreads)
     }
     __syncthreads();
 
-    // The online softmax, a warp per row: the new max, the tile's probabilities against it,
-    // and the factor that rescales what was summed against the old max.
+    // The online softmax, a warp per row: the new max, the tile's probabilities against it
+    // (summed undropped, multiplied into O dropped), and the factor that rescales what was
+    // summed against the old max.
     for (int r = warp; r < t; r += kWarps) {
       float mx = neg_inf();
       for (int c = lane; c < t; c += 32) mx = fmaxf(mx, sp[r * ld_s + c]);
@@ -144,7 +168,7 @@ __global__ void __launch_bounds__(kAttnThreads)
       float sum = 0.f;
       for (int c = lane; c < t; c += 32) {
         const float e = attn_math::prob_against(sp[r * ld_s + c], m_new);
-        sp[r * ld_s + c] = e;
+        sp[r * ld_s + c] = e != 0.f ? e * in.drop.factor(p, bh, i0 + r, j0 + c) : 0.f;
         sum += e;
       }
       sum = warp_sum(sum);
@@ -194,8 +218,9 @@ __global__ void __launch_bounds__(kAttnThreads)
   }
 }
 
-/// dS of the pair (r, c) of the tiles in shared memory: P (dP - D) with dP = dO_r . v_c; 0 for
-/// pairs that are not visible or padding. P is stored to sp when sp is given.
+/// dS of the pair (r, c) of the tiles in shared memory: P (dP Z - D) with dP = dO_r . v_c and
+/// the dropout factor Z (1 without dropout); 0 for pairs that are not visible or padding.
+/// P Z, what the forward multiplied into O, is stored to pr when pr is given.
 template <class T>
 __device__ float score_grad(const AttnPlan& p, const AttnInputs<T>& in, int64_t bh, const float* sq,
                             const float* sdo, const float* sk, const float* sv, const float* slse,
@@ -204,7 +229,9 @@ __device__ float score_grad(const AttnPlan& p, const AttnInputs<T>& in, int64_t 
   if (p.visible(i, j)) {
     P = attn_math::prob_from_lse(score<T>(p, in, bh, sq + r * p.ld_qk, sk + c * p.ld_qk, i, j), slse[r]);
     const float dp = dot(sdo + r * p.ld_v, sv + c * p.ld_v, static_cast<int>(p.Ev));
-    ds = P * (dp - sD[r]);
+    const float z = P != 0.f ? in.drop.factor(p, bh, i, j) : 1.f;
+    ds = P * (dp * z - sD[r]);
+    P *= z;
   }
   if (pr != nullptr) *pr = P;
   return ds;
@@ -392,14 +419,22 @@ void visit_attn_dtype(ScalarType t, F&& f) {
   ::ember::detail::throw_error(::ember::detail::str_cat("internal error: cuda::sdpa has no kernel for ", t));
 }
 
+AttnDropoutArgs dropout_args(const AttnDropout& d) {
+  if (!d.enabled()) return {};
+  return {true, d.seed, d.offset, attn_dropout::keep_threshold(d.p),
+          static_cast<float>(attn_dropout::keep_scale(d.p))};
+}
+
 template <class T>
-AttnInputs<T> inputs_of(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double scale) {
+AttnInputs<T> inputs_of(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double scale,
+                        const AttnDropout& dropout) {
   AttnInputs<T> in{static_cast<const device_t<T>*>(q.data_ptr()),
                    static_cast<const device_t<T>*>(k.data_ptr()),
                    static_cast<const device_t<T>*>(v.data_ptr()),
                    nullptr,
                    AttnMaskStrides{},
-                   static_cast<float>(scale)};
+                   static_cast<float>(scale),
+                   dropout_args(dropout)};
   if (mask.defined()) {
     in.mask = static_cast<const device_t<T>*>(mask.data_ptr());
     in.ms = AttnMaskStrides{q.size(1), mask.stride(0), mask.stride(1), mask.stride(2), mask.stride(3)};
@@ -428,7 +463,7 @@ bool sdpa_fused_supported(int64_t head_dim_qk, int64_t head_dim_v, int dtype) {
 }
 
 void sdpa_forward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, bool is_causal,
-                  double scale, const Tensor& out, const Tensor& logsumexp) {
+                  double scale, const AttnDropout& dropout, const Tensor& out, const Tensor& logsumexp) {
   const Dims d = check_inputs(q, k, v, mask);
   check_dense(out, q, {d.B, d.H, d.L, d.Ev}, "out");
   check_float_rows(logsumexp, q, d, "logsumexp");
@@ -436,14 +471,14 @@ void sdpa_forward(const Tensor& q, const Tensor& k, const Tensor& v, const Tenso
   DeviceGuard guard(q.device());
   const AttnPlan p = plan_for(AttnKernel::kForward, d, is_causal);
   visit_attn_dtype(q.dtype(), [&]<typename T>() {
-    launch(attn_forward<T>, p, inputs_of<T>(q, k, v, mask, scale), static_cast<device_t<T>*>(out.data_ptr()),
-           logsumexp.data_ptr<float>());
+    launch(attn_forward<T>, p, inputs_of<T>(q, k, v, mask, scale, dropout),
+           static_cast<device_t<T>*>(out.data_ptr()), logsumexp.data_ptr<float>());
   });
 }
 
 void sdpa_backward(const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v,
-                   const Tensor& mask, bool is_causal, double scale, const Tensor& out,
-                   const Tensor& logsumexp, const Tensor& grad_q, const Tensor& grad_k,
+                   const Tensor& mask, bool is_causal, double scale, const AttnDropout& dropout,
+                   const Tensor& out, const Tensor& logsumexp, const Tensor& grad_q, const Tensor& grad_k,
                    const Tensor& grad_v) {
   const Dims d = check_inputs(q, k, v, mask);
   check_dense(grad_out, q, {d.B, d.H, d.L, d.Ev}, "grad_out");
@@ -462,7 +497,7 @@ void sdpa_backward(const Tensor& grad_out, const Tensor& q, const Tensor& k, con
   Tensor D = empty({std::max<int64_t>(rows, 1)}, TensorOptions().dtype(kFloat).device(q.device()));
   visit_attn_dtype(q.dtype(), [&]<typename T>() {
     const auto* dout = static_cast<const device_t<T>*>(grad_out.data_ptr());
-    const AttnInputs<T> in = inputs_of<T>(q, k, v, mask, scale);
+    const AttnInputs<T> in = inputs_of<T>(q, k, v, mask, scale, dropout);
     if (rows > 0) {
       const int64_t blocks = std::min<int64_t>((rows + kWarps - 1) / kWarps, int64_t{1} << 20);
       attn_backward_rowdot<T><<<static_cast<unsigned>(blocks), kAttnThreads, 0, current_raw_stream()>>>(

@@ -235,12 +235,13 @@ void amp_update_scale(const Tensor&, const Tensor&, const Tensor&, double, doubl
 namespace ember::cuda {
 
 bool sdpa_fused_supported(int64_t, int64_t, int) { return false; }
-void sdpa_forward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool, double, const Tensor&,
-                  const Tensor&) {
+void sdpa_forward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool, double,
+                  const AttnDropout&, const Tensor&, const Tensor&) {
   no_cuda();
 }
 void sdpa_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool, double,
-                   const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&) {
+                   const AttnDropout&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                   const Tensor&) {
   no_cuda();
 }
 

@@ -63,7 +63,7 @@ struct CausalSelfAttentionImpl : nn::Module {
         causal = false;  // T == 1: the newest position sees every cached one
       }
     }
-    // The fused kernel (tiled, online softmax: no [T, T] matrix) unless dropout is on.
+    // The fused kernel (tiled, online softmax, dropout drawn inside it: no [T, T] matrix).
     Tensor y = F::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, is_training() ? dropout : 0.0, causal);
     return resid_dropout->forward(proj->forward(y.transpose(1, 2).contiguous().view({B, T, C})));
   }

@@ -6,6 +6,12 @@
 // probabilities from the saved logsumexp, P = exp(score - lse), and
 //   dV += P^T dO,  dP = dO V^T,  dS = P o (dP - rowsum(dO o O)),
 //   dQ += scale dS K,  dK += scale dS^T Q.
+// With dropout (flash attention's): the forward multiplies the probabilities by the mask Z
+// (0, or 1 / (1 - p) where kept) after they entered the row's sum l, so the softmax is
+// normalised over every key; the backward regenerates Z from the node's (seed, offset) and
+// uses P o Z where the forward used it:
+//   dV += (P o Z)^T dO,  dS = P o (dP o Z - rowsum(dO o O)),
+// the row sum unchanged since rowsum(dP o Z o P) = dO . O for the dropped output O.
 // The tile products go through the CPU GEMM; everything accumulates in float (double for
 // double inputs).
 #include "ember/core/cpu/attention.h"
@@ -16,6 +22,10 @@
 #include <limits>
 #include <type_traits>
 #include <vector>
+
+#if defined(__AVX2__) && defined(__BMI2__)
+#include <immintrin.h>
+#endif
 
 #include "ember/core/cpu/gemm.h"
 #include "ember/core/cpu/vec_math.h"
@@ -110,15 +120,106 @@ int64_t grain_for(int64_t task_madds) {
 /// Whether a causal call can stop before key tile j0 for queries up to i_last.
 inline bool causal_done(bool is_causal, int64_t j0, int64_t i_last) { return is_causal && j0 > i_last; }
 
+// ---- dropout ------------------------------------------------------------------------------------
+
+/// One call's dropout in the compute type (core/attention_dropout.h): the keep threshold and
+/// the kept elements' factor 1 / (1 - p), which is 1 without dropout.
+template <class M>
+struct Dropout {
+  bool on = false;
+  uint64_t seed = 0, offset = 0, threshold = 0;
+  M scale = 1;
+};
+
+template <class M>
+Dropout<M> dropout_of(const AttnDropout& d) {
+  if (!d.enabled()) return {};
+  return {true, d.seed, d.offset, attn_dropout::keep_threshold(d.p),
+          static_cast<M>(attn_dropout::keep_scale(d.p))};
+}
+
+/// The linear index of attention element (bh, i, j) in [B, H, L, S], which names its decision.
+inline uint64_t element_index(const Dims& d, int64_t bh, int64_t i, int64_t j) {
+  return static_cast<uint64_t>((bh * d.L + i) * d.S + j);
+}
+
+/// The decisions of the 32 elements of blocks group .. group + 7 (bit 4 b + w: word w of block
+/// b): attn_dropout::kept4 of the eight blocks, with AVX2 eight Philox blocks at a time (the
+/// rounds of philox::philox4x32_10 on eight lanes; the tests hold the result to the scalar
+/// function's bit for bit). Falls back to kept4 where the eight counters' low words would wrap.
+template <class M>
+uint32_t kept32(const Dropout<M>& dr, uint64_t group) {
+  const uint64_t counter = dr.offset + group;
+#if defined(__AVX2__) && defined(__BMI2__)
+  if (static_cast<uint32_t>(counter) <= 0xFFFFFFFFu - 7 && dr.threshold <= 0xFFFFFFFFu) {
+    const __m256i m0 = _mm256_set1_epi32(static_cast<int>(0xD2511F53u));
+    const __m256i m1 = _mm256_set1_epi32(static_cast<int>(0xCD9E8D57u));
+    __m256i c0 = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(counter))),
+                                  _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256i c1 = _mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(counter >> 32)));
+    __m256i c2 = _mm256_setzero_si256(), c3 = _mm256_setzero_si256();
+    uint32_t k0 = static_cast<uint32_t>(dr.seed), k1 = static_cast<uint32_t>(dr.seed >> 32);
+    for (int r = 0; r < 10; ++r) {
+      // 32x32 -> 64-bit products: low words by mullo, high words from the even and odd lanes.
+      __m256i pe0 = _mm256_mul_epu32(c0, m0), po0 = _mm256_mul_epu32(_mm256_srli_epi64(c0, 32), m0);
+      __m256i pe1 = _mm256_mul_epu32(c2, m1), po1 = _mm256_mul_epu32(_mm256_srli_epi64(c2, 32), m1);
+      __m256i hi0 = _mm256_blend_epi32(_mm256_srli_epi64(pe0, 32), po0, 0xAA);
+      __m256i hi1 = _mm256_blend_epi32(_mm256_srli_epi64(pe1, 32), po1, 0xAA);
+      __m256i lo0 = _mm256_mullo_epi32(c0, m0), lo1 = _mm256_mullo_epi32(c2, m1);
+      c0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1), _mm256_set1_epi32(static_cast<int>(k0)));
+      c2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3), _mm256_set1_epi32(static_cast<int>(k1)));
+      c1 = lo1;
+      c3 = lo0;
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    // Unsigned word < threshold by flipping the sign bits of both sides.
+    const __m256i sign = _mm256_set1_epi32(static_cast<int>(0x80000000u));
+    const __m256i th = _mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(dr.threshold) ^ 0x80000000u));
+    auto below = [&](__m256i w) {
+      const __m256i lt = _mm256_cmpgt_epi32(th, _mm256_xor_si256(w, sign));
+      return static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(lt)));  // bit b: block b
+    };
+    return _pdep_u32(below(c0), 0x11111111u) | _pdep_u32(below(c1), 0x22222222u) |
+           _pdep_u32(below(c2), 0x44444444u) | _pdep_u32(below(c3), 0x88888888u);
+  }
+#endif
+  uint32_t bits = 0;
+  for (uint64_t b = 0; b < 8; ++b)
+    bits |= attn_dropout::kept4(dr.seed, dr.offset, group + b, dr.threshold) << (4 * b);
+  return bits;
+}
+
+/// z[c] = the factor of element index0 + c for c < n: dr.scale where attn_dropout::kept
+/// keeps it, else 0. One Philox block serves its four consecutive elements, and eight blocks
+/// are drawn at once where at least 16 elements remain; the factors are written without a
+/// branch, so the loops that use them vectorize.
+template <class M>
+void dropout_factors(const Dropout<M>& dr, uint64_t index0, int64_t n, M* z) {
+  int64_t c = 0;
+  for (uint64_t idx = index0; c < n;) {
+    const uint64_t group = idx / 4;
+    const bool wide = n - c >= 16;
+    const uint32_t bits =
+        wide ? kept32(dr, group) : attn_dropout::kept4(dr.seed, dr.offset, group, dr.threshold);
+    const auto first = static_cast<int64_t>(idx - 4 * group);
+    const int64_t m = std::min<int64_t>((wide ? 32 : 4) - first, n - c);
+    for (int64_t b = 0; b < m; ++b) z[c + b] = dr.scale * static_cast<M>((bits >> (first + b)) & 1u);
+    c += m;
+    idx += static_cast<uint64_t>(m);
+  }
+}
+
 // ---- forward ----------------------------------------------------------------------------------
 
 /// Running state of one query tile: scores of the current key tile, output accumulator,
 /// row max and row sum.
 template <class M>
 struct TileState {
-  std::vector<M> scores, acc, m, l;
+  std::vector<M> scores, acc, m, l, z;  // z: one row's dropout factors
   void reset(int64_t bq, int64_t ev) {
     scores.assign(static_cast<size_t>(bq * kBlockK), M(0));
+    z.resize(static_cast<size_t>(kBlockK));
     acc.assign(static_cast<size_t>(bq * ev), M(0));
     m.assign(static_cast<size_t>(bq), kNegInf<M>);
     l.assign(static_cast<size_t>(bq), M(0));
@@ -151,15 +252,22 @@ void online_update(TileState<M>& st, int64_t r, int64_t bk, int64_t ev) {
 /// One (batch, head) x query tile [i0, i0 + bq): out rows and their logsumexp.
 template <class T, class M, class LseT>
 void forward_tile(const M* Q, const M* K, const M* V, const MaskHead<T>& mask, const Dims& d, bool is_causal,
-                  M scale, int64_t i0, int64_t bq, TileState<M>& st, T* out, LseT* lse) {
+                  M scale, const Dropout<M>& dr, int64_t bh, int64_t i0, int64_t bq, TileState<M>& st, T* out,
+                  LseT* lse) {
   st.reset(bq, d.Ev);
   for (int64_t j0 = 0; j0 < d.S && !causal_done(is_causal, j0, i0 + bq - 1); j0 += kBlockK) {
     const int64_t bk = std::min(kBlockK, d.S - j0);
     M* s = st.scores.data();
     gemm<M>(false, true, bq, bk, d.E, scale, Q, d.E, K + j0 * d.E, d.E, M(0), s, bk);
     for (int64_t r = 0; r < bq; ++r) {
-      mask_row(s + r * bk, bk, i0 + r, j0, mask, is_causal);
-      online_update(st, r, bk, d.Ev);
+      M* row = s + r * bk;
+      mask_row(row, bk, i0 + r, j0, mask, is_causal);
+      online_update(st, r, bk, d.Ev);  // l sums the undropped probabilities
+      if (dr.on) {
+        M* z = st.z.data();
+        dropout_factors(dr, element_index(d, bh, i0 + r, j0), bk, z);
+        for (int64_t c = 0; c < bk; ++c) row[c] *= z[c];
+      }
     }
     gemm<M>(false, false, bq, d.Ev, bk, M(1), s, bk, V + j0 * d.Ev, d.Ev, M(1), st.acc.data(), d.Ev);
   }
@@ -173,9 +281,10 @@ void forward_tile(const M* Q, const M* K, const M* V, const MaskHead<T>& mask, c
 
 template <class T, class LseT>
 void forward_impl(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, bool is_causal,
-                  double scale, Tensor& out, Tensor& logsumexp) {
+                  double scale, const AttnDropout& dropout, Tensor& out, Tensor& logsumexp) {
   using M = opmath_t<T>;
   const Dims d = dims_of(q, v);
+  const Dropout<M> dr = dropout_of<M>(dropout);
   const int64_t tiles = (d.L + kBlockQ - 1) / kBlockQ;
   const T *qp = q.data_ptr<T>(), *kp = k.data_ptr<T>(), *vp = v.data_ptr<T>();
   T* op = out.data_ptr<T>();
@@ -195,8 +304,8 @@ void forward_impl(const Tensor& q, const Tensor& k, const Tensor& v, const Tenso
         loaded = bh;
       }
       const M* Q = as_compute<T, M>(qp + (bh * d.L + i0) * d.E, bq * d.E, qbuf);
-      forward_tile<T, M, LseT>(Q, K, V, mask_head<T>(mask, d, bh), d, is_causal, static_cast<M>(scale), i0,
-                               bq, st, op + (bh * d.L + i0) * d.Ev, lp + bh * d.L + i0);
+      forward_tile<T, M, LseT>(Q, K, V, mask_head<T>(mask, d, bh), d, is_causal, static_cast<M>(scale), dr,
+                               bh, i0, bq, st, op + (bh * d.L + i0) * d.Ev, lp + bh * d.L + i0);
     }
   });
 }
@@ -206,7 +315,7 @@ void forward_impl(const Tensor& q, const Tensor& k, const Tensor& v, const Tenso
 /// One (batch, head) in the compute type, with its gradient accumulators.
 template <class M>
 struct HeadBuffers {
-  std::vector<M> q, k, v, dout, out, dq, dk, dv, delta, p, dp;
+  std::vector<M> q, k, v, dout, out, dq, dk, dv, delta, p, dp, z;  // z: one row's dropout factors
   const M *Q, *K, *V, *dO, *O;
 };
 
@@ -228,19 +337,34 @@ void tile_probabilities(const HeadBuffers<M>& hb, M* p, const MaskHead<T>& mask,
   }
 }
 
+/// dS = P o (dP - delta) of one tile row; with dropout dS = P o (dP o Z - delta) and P
+/// becomes P o Z for dV.
+template <class M>
+void score_grad_row(M* p, M* dp, int64_t bk, M delta, const Dropout<M>& dr, uint64_t index0, M* z) {
+  if (!dr.on) {
+    for (int64_t c = 0; c < bk; ++c) dp[c] = p[c] * (dp[c] - delta);
+    return;
+  }
+  dropout_factors(dr, index0, bk, z);
+  for (int64_t c = 0; c < bk; ++c) {
+    dp[c] = p[c] * (dp[c] * z[c] - delta);
+    p[c] *= z[c];
+  }
+}
+
 /// The gradient contributions of one (query tile, key tile) pair.
 template <class T, class M, class LseT>
 void backward_tile(HeadBuffers<M>& hb, const MaskHead<T>& mask, const Dims& d, bool is_causal, M scale,
-                   const LseT* lse, int64_t i0, int64_t bq, int64_t j0, int64_t bk) {
+                   const Dropout<M>& dr, int64_t bh, const LseT* lse, int64_t i0, int64_t bq, int64_t j0,
+                   int64_t bk) {
   M *p = hb.p.data(), *dp = hb.dp.data();
   tile_probabilities(hb, p, mask, d, is_causal, scale, lse, i0, bq, j0, bk);
   const M* dO = hb.dO + i0 * d.Ev;
-  gemm<M>(true, false, bk, d.Ev, bq, M(1), p, bk, dO, d.Ev, M(1), hb.dv.data() + j0 * d.Ev, d.Ev);
   gemm<M>(false, true, bq, bk, d.Ev, M(1), dO, d.Ev, hb.V + j0 * d.Ev, d.Ev, M(0), dp, bk);
-  for (int64_t r = 0; r < bq; ++r) {
-    const M delta = hb.delta[i0 + r];
-    for (int64_t c = 0; c < bk; ++c) dp[r * bk + c] = p[r * bk + c] * (dp[r * bk + c] - delta);  // dS
-  }
+  for (int64_t r = 0; r < bq; ++r)
+    score_grad_row(p + r * bk, dp + r * bk, bk, hb.delta[i0 + r], dr, element_index(d, bh, i0 + r, j0),
+                   hb.z.data());
+  gemm<M>(true, false, bk, d.Ev, bq, M(1), p, bk, dO, d.Ev, M(1), hb.dv.data() + j0 * d.Ev, d.Ev);
   gemm<M>(false, false, bq, d.E, bk, scale, dp, bk, hb.K + j0 * d.E, d.E, M(1), hb.dq.data() + i0 * d.E, d.E);
   gemm<M>(true, false, bk, d.E, bq, scale, dp, bk, hb.Q + i0 * d.E, d.E, M(1), hb.dk.data() + j0 * d.E, d.E);
 }
@@ -252,15 +376,18 @@ void store(const std::vector<M>& src, T* dst) {
 
 template <class T, class LseT>
 void backward_impl(const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v,
-                   const Tensor& mask, bool is_causal, double scale, const Tensor& out,
-                   const Tensor& logsumexp, Tensor& grad_q, Tensor& grad_k, Tensor& grad_v) {
+                   const Tensor& mask, bool is_causal, double scale, const AttnDropout& dropout,
+                   const Tensor& out, const Tensor& logsumexp, Tensor& grad_q, Tensor& grad_k,
+                   Tensor& grad_v) {
   using M = opmath_t<T>;
   const Dims d = dims_of(q, v);
+  const Dropout<M> dr = dropout_of<M>(dropout);
   const M sc = static_cast<M>(scale);
   parallel_for(d.heads(), grain_for(d.L * d.S * 2 * (d.E + d.Ev)), [&](int64_t begin, int64_t end) {
     HeadBuffers<M> hb;
     hb.p.resize(static_cast<size_t>(kBlockQ * kBlockK));
     hb.dp.resize(hb.p.size());
+    hb.z.resize(static_cast<size_t>(kBlockK));
     for (int64_t bh = begin; bh < end; ++bh) {
       hb.Q = as_compute<T, M>(q.data_ptr<T>() + bh * d.L * d.E, d.L * d.E, hb.q);
       hb.K = as_compute<T, M>(k.data_ptr<T>() + bh * d.S * d.E, d.S * d.E, hb.k);
@@ -278,7 +405,7 @@ void backward_impl(const Tensor& grad_out, const Tensor& q, const Tensor& k, con
       for (int64_t i0 = 0; i0 < d.L; i0 += kBlockQ) {
         const int64_t bq = std::min(kBlockQ, d.L - i0);
         for (int64_t j0 = 0; j0 < d.S && !causal_done(is_causal, j0, i0 + bq - 1); j0 += kBlockK)
-          backward_tile(hb, mh, d, is_causal, sc, lse, i0, bq, j0, std::min(kBlockK, d.S - j0));
+          backward_tile(hb, mh, d, is_causal, sc, dr, bh, lse, i0, bq, j0, std::min(kBlockK, d.S - j0));
       }
       store(hb.dq, grad_q.data_ptr<T>() + bh * d.L * d.E);
       store(hb.dk, grad_k.data_ptr<T>() + bh * d.S * d.E);
@@ -290,25 +417,26 @@ void backward_impl(const Tensor& grad_out, const Tensor& q, const Tensor& k, con
 }  // namespace
 
 void sdpa_forward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, bool is_causal,
-                  double scale, Tensor& out, Tensor& logsumexp) {
+                  double scale, const AttnDropout& dropout, Tensor& out, Tensor& logsumexp) {
   visit_float_dtype(q.dtype(), "_scaled_dot_product_flash_attention_for_cpu", [&]<typename T>() {
     if constexpr (std::is_same_v<T, double>)
-      forward_impl<T, double>(q, k, v, mask, is_causal, scale, out, logsumexp);
+      forward_impl<T, double>(q, k, v, mask, is_causal, scale, dropout, out, logsumexp);
     else
-      forward_impl<T, float>(q, k, v, mask, is_causal, scale, out, logsumexp);
+      forward_impl<T, float>(q, k, v, mask, is_causal, scale, dropout, out, logsumexp);
   });
 }
 
 void sdpa_backward(const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v,
-                   const Tensor& mask, bool is_causal, double scale, const Tensor& out,
-                   const Tensor& logsumexp, Tensor& grad_q, Tensor& grad_k, Tensor& grad_v) {
+                   const Tensor& mask, bool is_causal, double scale, const AttnDropout& dropout,
+                   const Tensor& out, const Tensor& logsumexp, Tensor& grad_q, Tensor& grad_k,
+                   Tensor& grad_v) {
   visit_float_dtype(q.dtype(), "_scaled_dot_product_flash_attention_for_cpu_backward", [&]<typename T>() {
     if constexpr (std::is_same_v<T, double>)
-      backward_impl<T, double>(grad_out, q, k, v, mask, is_causal, scale, out, logsumexp, grad_q, grad_k,
-                               grad_v);
+      backward_impl<T, double>(grad_out, q, k, v, mask, is_causal, scale, dropout, out, logsumexp, grad_q,
+                               grad_k, grad_v);
     else
-      backward_impl<T, float>(grad_out, q, k, v, mask, is_causal, scale, out, logsumexp, grad_q, grad_k,
-                              grad_v);
+      backward_impl<T, float>(grad_out, q, k, v, mask, is_causal, scale, dropout, out, logsumexp, grad_q,
+                              grad_k, grad_v);
   });
 }
 

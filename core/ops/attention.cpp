@@ -1,7 +1,7 @@
 // scaled_dot_product_attention: the checks PyTorch makes (with its error texts), grouped-query
 // expansion, and the choice between the fused op (FusedAttention below, kernels in
-// core/cpu/attention.cpp and cuda/attention.h) and the plain composition (sdpa_math), which
-// stays as the oracle and as the dropout path.
+// core/cpu/attention.cpp and cuda/attention.h, dropout included) and the plain composition
+// (sdpa_math), which stays as the oracle and as the path of a mask that needs a gradient.
 #include "ember/core/ops/attention.h"
 
 #include <cmath>
@@ -11,6 +11,7 @@
 #include "ember/core/autocast.h"
 #include "ember/core/cpu/attention.h"
 #include "ember/core/error.h"
+#include "ember/core/generator.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/creation.h"
@@ -141,12 +142,15 @@ Tensor additive_mask(const Tensor& mask, ScalarType dtype) {
 // Inputs q, k, v [B, H, ., .] and, when has_mask, the additive mask viewed as [B, H, L, S];
 // outputs the attention output and the rows' logsumexp. Backward runs the fused backward
 // kernel from the saved inputs, output and logsumexp (no [L, S] matrix there either); the mask
-// gets no gradient (the public function takes the plain path when it needs one).
+// gets no gradient (the public function takes the plain path when it needs one). Dropout's
+// (p, seed, offset) live on the node, so the backward regenerates the forward's mask
+// (core/attention_dropout.h) instead of saving it.
 struct FusedAttentionBackward final : Op {
   bool is_causal, has_mask, on_cuda;
   double scale;
-  FusedAttentionBackward(bool c, bool m, bool cu, double s)
-      : is_causal(c), has_mask(m), on_cuda(cu), scale(s) {}
+  AttnDropout dropout;
+  FusedAttentionBackward(bool c, bool m, bool cu, double s, AttnDropout dr)
+      : is_causal(c), has_mask(m), on_cuda(cu), scale(s), dropout(dr) {}
   const char* name() const override {
     return on_cuda ? "_scaled_dot_product_flash_attention_backward"
                    : "_scaled_dot_product_flash_attention_for_cpu_backward";
@@ -154,29 +158,33 @@ struct FusedAttentionBackward final : Op {
   Save saves() const override { return Save::kNothing; }
   // in: grad_out, q, k, v, out, logsumexp[, mask]; out: grad_q, grad_k, grad_v.
   void cpu(const TensorList& in, TensorList& out) const override {
-    cpu::sdpa_backward(in[0], in[1], in[2], in[3], has_mask ? in[6] : Tensor(), is_causal, scale, in[4],
-                       in[5], out[0], out[1], out[2]);
+    cpu::sdpa_backward(in[0], in[1], in[2], in[3], has_mask ? in[6] : Tensor(), is_causal, scale, dropout,
+                       in[4], in[5], out[0], out[1], out[2]);
   }
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::sdpa_backward(in[0], in[1], in[2], in[3], has_mask ? in[6] : Tensor(), is_causal, scale, in[4],
-                        in[5], out[0], out[1], out[2]);
+    cuda::sdpa_backward(in[0], in[1], in[2], in[3], has_mask ? in[6] : Tensor(), is_causal, scale, dropout,
+                        in[4], in[5], out[0], out[1], out[2]);
   }
 };
 
 struct FusedAttention final : Op {
   bool is_causal, has_mask, on_cuda;
   double scale;
-  FusedAttention(bool c, bool m, bool cu, double s) : is_causal(c), has_mask(m), on_cuda(cu), scale(s) {}
+  AttnDropout dropout;
+  FusedAttention(bool c, bool m, bool cu, double s, AttnDropout dr)
+      : is_causal(c), has_mask(m), on_cuda(cu), scale(s), dropout(dr) {}
   // PyTorch's names for its CPU and CUDA flash kernels (grad_fn ScaledDotProductFlashAttention...).
   const char* name() const override {
     return on_cuda ? "_scaled_dot_product_flash_attention" : "_scaled_dot_product_flash_attention_for_cpu";
   }
   Save saves() const override { return Save::kBoth; }
   void cpu(const TensorList& in, TensorList& out) const override {
-    cpu::sdpa_forward(in[0], in[1], in[2], has_mask ? in[3] : Tensor(), is_causal, scale, out[0], out[1]);
+    cpu::sdpa_forward(in[0], in[1], in[2], has_mask ? in[3] : Tensor(), is_causal, scale, dropout, out[0],
+                      out[1]);
   }
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::sdpa_forward(in[0], in[1], in[2], has_mask ? in[3] : Tensor(), is_causal, scale, out[0], out[1]);
+    cuda::sdpa_forward(in[0], in[1], in[2], has_mask ? in[3] : Tensor(), is_causal, scale, dropout, out[0],
+                       out[1]);
   }
   TensorList backward(const SavedTensors& s, const TensorList& grads) const override {
     Tensor q = s.input(0), k = s.input(1), v = s.input(2);
@@ -185,7 +193,7 @@ struct FusedAttention final : Op {
     std::vector<OutSpec> specs{{DimVector(q.sizes()), q.dtype()},
                                {DimVector(k.sizes()), k.dtype()},
                                {DimVector(v.sizes()), v.dtype()}};
-    TensorList g = run_op(FusedAttentionBackward{is_causal, has_mask, on_cuda, scale}, in, specs);
+    TensorList g = run_op(FusedAttentionBackward{is_causal, has_mask, on_cuda, scale, dropout}, in, specs);
     if (has_mask) g.emplace_back();
     return g;
   }
@@ -216,12 +224,16 @@ Tensor mask_4d(const Tensor& mask, IntArrayRef batch, int64_t L, int64_t S) {
   return mask.expand(full).reshape({b, h, L, S});
 }
 
-Tensor run_fused(const Prepared& p, const Tensor& mask, bool is_causal) {
+std::tuple<Tensor, Tensor> fused_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                           const Tensor& attn_mask, bool is_causal, double scale,
+                                           double dropout_p);
+
+Tensor run_fused(const Prepared& p, const Tensor& mask, bool is_causal, double dropout_p) {
   DimVector batch = broadcast_shapes(broadcast_shapes(batch_of(p.q), batch_of(p.k)), batch_of(p.v));
   const int64_t L = p.q.size(-2), S = p.k.size(-2);
   Tensor m = mask.defined() ? mask_4d(additive_mask(mask, p.q.dtype()), batch, L, S) : Tensor();
-  auto [out, lse] = _scaled_dot_product_fused_attention(as_4d(p.q, batch), as_4d(p.k, batch),
-                                                        as_4d(p.v, batch), m, is_causal, p.scale);
+  auto [out, lse] = fused_attention(as_4d(p.q, batch), as_4d(p.k, batch), as_4d(p.v, batch), m, is_causal,
+                                    p.scale, dropout_p);
   (void)lse;
   DimVector shape = batch;
   shape.push_back(L);
@@ -230,10 +242,9 @@ Tensor run_fused(const Prepared& p, const Tensor& mask, bool is_causal) {
   return out.sizes().equals(shape) ? out : out.view(shape);
 }
 
-/// Whether the fused op can take this call: no dropout, no gradient wanted for the mask, and
-/// on CUDA a head size and dtype the kernels take.
-bool fused_applies(const Prepared& p, const Tensor& mask, double dropout_p) {
-  if (dropout_p > 0) return false;
+/// Whether the fused op can take this call (with or without dropout): no gradient wanted for
+/// the mask, and on CUDA a head size and dtype the kernels take.
+bool fused_applies(const Prepared& p, const Tensor& mask) {
   if (mask.defined() && mask.requires_grad() && GradMode::is_enabled()) return false;
   if (p.q.device().is_cuda())
     return cuda::sdpa_fused_supported(p.q.size(-1), p.v.size(-1), static_cast<int>(p.q.dtype()));
@@ -266,11 +277,22 @@ Tensor math_impl(const Prepared& p, const Tensor& mask, double dropout_p, bool i
 // lower_precision_fp lists; a float mask is cast with the rest, a bool mask stays bool).
 constexpr AutocastPolicies kSdpaAutocast = autocast::kLowerPrecisionBoth;
 
-}  // namespace
+/// The dropout of one fused call over `elements` attention elements: none for p <= 0 (as the
+/// plain path's `dropout_p > 0`), else its Philox blocks reserved from the default generator
+/// of the inputs' device, so consecutive calls draw different masks. p = 1 draws nothing
+/// (every element is dropped whatever the bits, as dropout's p = 1 draws nothing).
+AttnDropout reserve_dropout(double p, Device device, int64_t elements) {
+  EMBER_CHECK(!(p > 1), "dropout probability has to be between 0 and 1, but got ", p);
+  if (!(p > 0)) return {};
+  if (p == 1 || elements == 0) return {p, 0, 0};
+  Generator& g = default_generator(device);
+  std::lock_guard<std::mutex> lock(g.mutex());
+  return {p, g.current_seed(), g.reserve(attn_dropout::blocks_for(static_cast<uint64_t>(elements)))};
+}
 
-std::tuple<Tensor, Tensor> _scaled_dot_product_fused_attention(const Tensor& query, const Tensor& key,
-                                                               const Tensor& value, const Tensor& attn_mask,
-                                                               bool is_causal, double scale) {
+std::tuple<Tensor, Tensor> fused_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                           const Tensor& attn_mask, bool is_causal, double scale,
+                                           double dropout_p) {
   EMBER_CHECK(query.dim() == 4 && key.dim() == 4 && value.dim() == 4,
               "_scaled_dot_product_fused_attention: expected 4-D query, key and value, got ", query.dim(),
               "-D, ", key.dim(), "-D and ", value.dim(), "-D");
@@ -301,8 +323,17 @@ std::tuple<Tensor, Tensor> _scaled_dot_product_fused_attention(const Tensor& que
   }
   std::vector<OutSpec> specs{{DimVector{B, H, L, value.size(3)}, query.dtype()},
                              {DimVector{B, H, L}, lse_dtype}};
-  TensorList out = run_op(FusedAttention{is_causal, attn_mask.defined(), on_cuda, scale}, in, specs);
+  const AttnDropout dropout = reserve_dropout(dropout_p, query.device(), B * H * L * S);
+  TensorList out = run_op(FusedAttention{is_causal, attn_mask.defined(), on_cuda, scale, dropout}, in, specs);
   return {out[0], out[1]};
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> _scaled_dot_product_fused_attention(const Tensor& query, const Tensor& key,
+                                                               const Tensor& value, const Tensor& attn_mask,
+                                                               bool is_causal, double scale) {
+  return fused_attention(query, key, value, attn_mask, is_causal, scale, 0.0);
 }
 
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
@@ -312,7 +343,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     return autocast::call(kSdpaAutocast, &scaled_dot_product_attention, query, key, value, attn_mask,
                           dropout_p, is_causal, scale, enable_gqa);
   Prepared p = prepare(query, key, value, attn_mask, is_causal, scale, enable_gqa);
-  if (fused_applies(p, attn_mask, dropout_p)) return run_fused(p, attn_mask, is_causal);
+  if (fused_applies(p, attn_mask)) return run_fused(p, attn_mask, is_causal, dropout_p);
   return math_impl(p, attn_mask, dropout_p, is_causal);
 }
 
@@ -329,7 +360,8 @@ Tensor sdpa_math(const Tensor& query, const Tensor& key, const Tensor& value, co
 
 Tensor sdpa_fused(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask,
                   bool is_causal, std::optional<double> scale, bool enable_gqa) {
-  return run_fused(prepare(query, key, value, attn_mask, is_causal, scale, enable_gqa), attn_mask, is_causal);
+  return run_fused(prepare(query, key, value, attn_mask, is_causal, scale, enable_gqa), attn_mask, is_causal,
+                   0.0);
 }
 
 }  // namespace detail

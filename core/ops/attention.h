@@ -1,7 +1,7 @@
 // scaled_dot_product_attention (torch::scaled_dot_product_attention, PyTorch 2.9's semantics):
 // a fused flash-attention-style op on each device (core/cpu/attention.h, cuda/attention.h)
-// that never materialises the [L, S] score matrix, and the plain composition beside it
-// (matmul, softmax, matmul) as the test oracle and the path for dropout.
+// that never materialises the [L, S] score matrix, dropout included (core/attention_dropout.h),
+// and the plain composition beside it (matmul, softmax, matmul) as the test oracle.
 #pragma once
 
 #include <optional>
@@ -17,7 +17,7 @@ namespace ember {
 /// key j > query i (not together with attn_mask); scale defaults to 1/sqrt(E); enable_gqa
 /// lets key/value have fewer heads (dim -3) than query, each shared by a group of query heads.
 /// A query that sees no key gives zeros (and zero gradients). dropout_p > 0 always drops (as
-/// the functional form does: pass 0 in eval).
+/// the functional form does: pass 0 in eval), inside the fused op: its mask is never stored.
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const Tensor& attn_mask = {}, double dropout_p = 0.0,
                                     bool is_causal = false, std::optional<double> scale = std::nullopt,
@@ -34,14 +34,14 @@ std::tuple<Tensor, Tensor> _scaled_dot_product_fused_attention(const Tensor& que
 namespace detail {
 /// The plain composition: softmax((q k^T) * scale + mask) v with PyTorch's safe softmax
 /// (rows with no visible key give 0), dropout when dropout_p > 0. Same arguments, checks and
-/// results as scaled_dot_product_attention; the oracle of the fused path, and the path that
-/// runs when dropout is asked for (ember's fused kernels do no dropout yet) or the mask needs
-/// a gradient.
+/// results as scaled_dot_product_attention (dropout's mask aside: ember's dropout, not the
+/// fused kernels' Philox mask); the oracle of the fused path, and the path that runs when the
+/// mask needs a gradient.
 Tensor sdpa_math(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask = {},
                  double dropout_p = 0.0, bool is_causal = false, std::optional<double> scale = std::nullopt,
                  bool enable_gqa = false);
 /// scaled_dot_product_attention forced onto the fused op (for tests and benchmarks): the same
-/// checks, broadcasting and GQA, no dropout.
+/// checks, broadcasting and GQA, no dropout (the public function takes it with dropout).
 Tensor sdpa_fused(const Tensor& query, const Tensor& key, const Tensor& value, const Tensor& attn_mask = {},
                   bool is_causal = false, std::optional<double> scale = std::nullopt,
                   bool enable_gqa = false);

@@ -30,7 +30,7 @@ std::tuple<Tensor, Tensor> multi_head_attention_forward(const Tensor& query, con
 
 namespace detail {
 /// The plain composition of scaled_dot_product_attention (matmul, safe softmax, dropout,
-/// matmul): the fused path's oracle, and the path dropout takes.
+/// matmul): the fused path's oracle, and the path a mask that needs a gradient takes.
 inline Tensor sdpa_math(const Tensor& query, const Tensor& key, const Tensor& value,
                         const Tensor& attn_mask = {}, double dropout_p = 0.0, bool is_causal = false,
                         std::optional<double> scale = std::nullopt, bool enable_gqa = false) {

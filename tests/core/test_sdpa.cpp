@@ -219,8 +219,10 @@ TEST_CASE("test_sdpa: the public function's paths and the fused op's node") {
   Tensor g = autograd::grad({(out * out).sum()}, {q}, {}, true, true)[0];
   check_error([&] { g.sum().backward(); },
               "the derivative for '_scaled_dot_product_flash_attention_for_cpu_backward'");
-  // Dropout runs the plain composition: p = 1 drops everything.
-  check_close(scaled_dot_product_attention(q, k, v, {}, 1.0), std::vector<double>(12, 0.0), 0, 0);
+  // Dropout runs in the fused op too (tests/core/test_sdpa_dropout.cpp): p = 1 drops everything.
+  Tensor dropped = scaled_dot_product_attention(q, k, v, {}, 1.0);
+  CHECK(dropped.grad_fn()->name().find("ScaledDotProductFlashAttentionForCpuBackward0") != std::string::npos);
+  check_close(dropped, std::vector<double>(12, 0.0), 0, 0);
 }
 
 TEST_CASE("test_sdpa: the fused path never holds an [L, S] matrix") {

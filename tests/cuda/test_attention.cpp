@@ -3,11 +3,14 @@
 // composition and PyTorch in tests/core/test_sdpa.cpp, tests/nn/test_attention.cpp), values and
 // gradients, for float32/float16/bfloat16, no mask / boolean / additive broadcast masks, causal,
 // L != S, odd lengths, several head sizes, fully masked rows, GQA, and MultiheadAttention's SDPA
-// path; plus that CUDA really takes the fused path where sdpa_fused_supported says so.
+// path; plus that CUDA really takes the fused path where sdpa_fused_supported says so; and
+// dropout inside the kernels against the CPU oracle (tests/sdpa_dropout_ref.h) at the CUDA
+// generator's (seed, offset): the very mask, the output and the gradients.
 #include "cuda/parity.h"
 #include "ember/core/ops/attention.h"
 #include "ember/cuda/attention.h"
 #include "ember/nn/modules/attention.h"
+#include "sdpa_dropout_ref.h"
 
 using namespace ember;
 using namespace ember::test;
@@ -106,4 +109,44 @@ TEST_CASE("cuda attention: MultiheadAttention's SDPA path matches the CPU") {
   Tensor xc = x.to(cuda_device());
   Tensor b = std::get<0>(mc->forward(xc, xc, xc, kpm.to(cuda_device()), false));
   check_same(b, a, attention_tol(kFloat));
+}
+
+TEST_CASE("cuda attention: dropout in the fused kernels equals the CPU oracle at the same seed and offset") {
+  // The mask itself: q = 0 gives every key probability 1 / S, v = I makes out[i, j] = Z_ij / S.
+  {
+    const int64_t BH = 3, L = 70, S = 67;
+    manual_seed(31);
+    Tensor q = zeros({1, BH, L, 16}, TensorOptions().device(cuda_device()));
+    Tensor k = randn({1, BH, S, 16}).to(cuda_device());
+    Tensor v = eye(S).expand({1, BH, S, S}).contiguous().to(cuda_device());
+    const PhiloxState st = next_philox(cuda_device());
+    Tensor keep = (scaled_dot_product_attention(q, k, v, {}, 0.3) * (S * 0.7)).to(Device(kCPU)).to(kDouble);
+    Tensor ref = reference_keep_mask({1, BH, L, S}, st, 0.3);
+    CHECK((keep - ref).abs().max().item<double>() < 1e-4);
+    CHECK(next_philox(cuda_device()).offset == st.offset + (BH * L * S + 3) / 4);
+  }
+  // Values and gradients against the float64 plain composition with that mask.
+  for (ScalarType t : {kFloat, kHalf, kBFloat16}) {
+    if (!fused_on_cuda(64, 64, t)) continue;
+    const Tol tol = t == kFloat ? Tol{5e-5, 5e-4} : t == kHalf ? Tol{4e-3, 4e-3} : Tol{3e-2, 3e-2};
+    for (bool causal : {false, true}) {
+      INFO(scalar_type_name(t) << (causal ? " causal" : ""));
+      Tensor q = make_input({2, 3, 65, 64}, t, -1, 1), k = make_input({2, 3, 130, 64}, t, -1, 1),
+             v = make_input({2, 3, 130, 64}, t, -1, 1), g = make_input({2, 3, 65, 64}, t, -1, 1);
+      Tensor qc = q.to(cuda_device()).requires_grad_(true), kc = k.to(cuda_device()).requires_grad_(true),
+             vc = v.to(cuda_device()).requires_grad_(true);
+      const PhiloxState st = next_philox(cuda_device());
+      Tensor out = scaled_dot_product_attention(qc, kc, vc, {}, 0.2, causal);
+      CHECK(out.grad_fn()->name() == "ScaledDotProductFlashAttentionBackward0");
+      (out * g.to(cuda_device())).sum().backward();
+      Tensor qr = q.to(kDouble).requires_grad_(true), kr = k.to(kDouble).requires_grad_(true),
+             vr = v.to(kDouble).requires_grad_(true);
+      Tensor ref = sdpa_dropout_reference(qr, kr, vr, {}, causal, 0.125, 0.2, st);
+      (ref * g.to(kDouble)).sum().backward();
+      check_same(out, ref.to(t), tol, "output");
+      check_same(qc.grad(), qr.grad().to(t), tol, "grad_q");
+      check_same(kc.grad(), kr.grad().to(t), tol, "grad_k");
+      check_same(vc.grad(), vr.grad().to(t), tol, "grad_v");
+    }
+  }
 }

@@ -110,11 +110,11 @@ Results run(const Case& c) {
   Results r;
   r.out = full({s.B, s.H, s.L, s.Ev}, NAN, on_cuda(c.dtype));
   r.lse = full({s.B, s.H, s.L}, NAN, on_cuda(kFloat));
-  cuda::sdpa_forward(c.q, c.k, c.v, c.mask, c.causal, c.scale, r.out, r.lse);
+  cuda::sdpa_forward(c.q, c.k, c.v, c.mask, c.causal, c.scale, {}, r.out, r.lse);
   r.dq = full({s.B, s.H, s.L, s.E}, NAN, on_cuda(c.dtype));
   r.dk = full({s.B, s.H, s.S, s.E}, NAN, on_cuda(c.dtype));
   r.dv = full({s.B, s.H, s.S, s.Ev}, NAN, on_cuda(c.dtype));
-  cuda::sdpa_backward(c.dout, c.q, c.k, c.v, c.mask, c.causal, c.scale, r.out, r.lse, r.dq, r.dk, r.dv);
+  cuda::sdpa_backward(c.dout, c.q, c.k, c.v, c.mask, c.causal, c.scale, {}, r.out, r.lse, r.dq, r.dk, r.dv);
   cuda::synchronize();
   return r;
 }
