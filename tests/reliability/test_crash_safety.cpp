@@ -395,3 +395,20 @@ TEST_CASE("test_crash_safety: loading while another thread saves sees one whole 
   writer.join();
   MESSAGE(loads << " loads saw versions up to " << last << " of " << written.load() << " written");
 }
+
+TEST_CASE("test_crash_safety: a save keeps the replaced file's permission bits") {
+  // The temporary is created 0644 (less the umask); renamed over a file made private, it
+  // would have published the new checkpoint to everyone.
+  TempDir tmp;
+  const std::string path = tmp / "private.safetensors";
+  Dict w;
+  w.insert("w", ones({3}));
+  save_file(w, path);
+  fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
+  save_file(w, path);
+  CHECK((fs::status(path).permissions() & fs::perms::all) ==
+        (fs::perms::owner_read | fs::perms::owner_write));
+  fs::permissions(path, fs::perms::owner_all | fs::perms::group_read, fs::perm_options::replace);
+  save_file(w, path);
+  CHECK((fs::status(path).permissions() & fs::perms::all) == (fs::perms::owner_all | fs::perms::group_read));
+}
