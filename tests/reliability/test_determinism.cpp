@@ -6,7 +6,10 @@
 // thread would (the last write wins).
 #include <cstring>
 #include <iostream>
+#include <mutex>
+#include <set>
 #include <sstream>
+#include <thread>
 
 #include "ember/core/deterministic.h"
 #include "ember/data/dataloader.h"
@@ -46,15 +49,16 @@ struct RestoreSettings {
   }
 };
 
-/// Big enough that every kernel of the step splits over threads (TensorIter's grain is 32768
-/// elements): a batch of 32 16x16 images makes conv outputs of 32 * 8 * 14 * 14 = 50176.
+/// Big enough that the step's kernels split over threads: TensorIter's grain is 32768
+/// elements (conv outputs: 32 * 16 * 14 * 14 = 100352) and a convolution's 2^20
+/// multiply-adds (32 * 16 * 196 * 27 = 2.7M).
 constexpr int64_t kSamples = 96, kBatch = 32, kSteps = 6;
 
 struct Images : datasets::Dataset<Images> {
   Tensor x;
   Images() {
     manual_seed(8);
-    x = randn({kSamples, 1, 16, 16});
+    x = randn({kSamples, 3, 16, 16});
   }
   Example<> get(size_t i) override {
     return {x[static_cast<int64_t>(i)], scalar_tensor(static_cast<int64_t>(i % 10), kLong)};
@@ -68,10 +72,10 @@ struct NetImpl : nn::Module {
   nn::Dropout drop{nullptr};
   nn::Linear fc{nullptr};
   NetImpl() {
-    conv = register_module("conv", nn::Conv2d(nn::Conv2dOptions(1, 8, 3)));
-    bn = register_module("bn", nn::BatchNorm2d(8));
+    conv = register_module("conv", nn::Conv2d(nn::Conv2dOptions(3, 16, 3)));
+    bn = register_module("bn", nn::BatchNorm2d(16));
     drop = register_module("drop", nn::Dropout(0.25));
-    fc = register_module("fc", nn::Linear(8 * 14 * 14, 10));
+    fc = register_module("fc", nn::Linear(16 * 14 * 14, 10));
   }
   Tensor forward(const Tensor& x) {
     return fc->forward(drop->forward(relu(bn->forward(conv->forward(x))).flatten(1)));
@@ -108,10 +112,26 @@ Dict train(int threads, size_t workers, uint64_t loader_seed = 21) {
   return out;
 }
 
+/// The threads a parallel loop of `n` elements actually runs on (so the comparisons below
+/// really compare different splits of the work).
+size_t threads_used(int64_t n) {
+  std::mutex mu;
+  std::set<std::thread::id> ids;
+  parallel_for(n, kGrainSize, [&](int64_t, int64_t) {
+    std::lock_guard<std::mutex> lock(mu);
+    ids.insert(std::this_thread::get_id());
+  });
+  return ids.size();
+}
+
 }  // namespace
 
 TEST_CASE("test_determinism: one seed trains bit-identically on 1, 2, 4 threads and 0, 1, 3 workers") {
   RestoreSettings restore;
+  set_num_threads(4);
+  CHECK(threads_used(16 * kGrainSize) == 4);
+  set_num_threads(1);
+  CHECK(threads_used(16 * kGrainSize) == 1);
   const Dict reference = train(1, 0);
   for (int threads : {1, 2, 4})
     for (size_t workers : {size_t{0}, size_t{1}, size_t{3}}) {
