@@ -28,10 +28,12 @@ class AtomicFileWriter {
 };
 
 /// Replaces `path` with the bytes `writer` streams, atomically: they go to
-/// "<path>.tmp.<pid>" in the same directory, which is flushed and fsync'ed, renamed over
-/// `path`, and the directory fsync'ed. On any error (including one thrown by `writer`) the
-/// temporary file is removed, `path` is left untouched, and an ember::Error naming the path
-/// and the system's reason is thrown.
+/// "<path>.tmp.<pid>" in the same directory (".<k>" appended for a second thread writing the
+/// same path at once), which is flushed and fsync'ed, renamed over `path` (keeping the old
+/// file's permission bits), and the directory fsync'ed. On any error (including one thrown
+/// by `writer`) the temporary file is removed, `path` is left untouched, and an ember::Error
+/// naming the path and the system's reason is thrown. Before writing, the temporaries of
+/// `path` left by processes that no longer exist (killed mid-write) are deleted.
 ///
 /// Note [Test crash hook]: when the environment variable EMBER_TEST_CRASH_AFTER_BYTES=N is
 /// set as a write starts, the process calls _exit(77) once N bytes have been written (those

@@ -591,9 +591,16 @@ void save_file(const OrderedDict<std::string, Tensor>& tensors, const std::strin
 }
 
 OrderedDict<std::string, Tensor> load_file(const std::string& path, Device device) {
-  ReadFile f(path);
+  SafetensorsMetadata unused;
+  return load_file(path, device, unused);
+}
+
+OrderedDict<std::string, Tensor> load_file(const std::string& path, Device device,
+                                           SafetensorsMetadata& metadata) {
+  ReadFile f(path);  // one open: header and data of the same file, whatever renames happen
   uint64_t data_start = 0;
   Header h = read_header(f, path, data_start);
+  metadata = h.metadata;
   OrderedDict<std::string, Tensor> out("Tensor");
   for (const Entry& e : h.entries) {
     Tensor t = empty(e.shape, e.dtype);

@@ -37,6 +37,9 @@ void save_file(const OrderedDict<std::string, Tensor>& tensors, const std::strin
 /// Reads every tensor of a safetensors file onto `device` (safetensors.torch.load_file's
 /// device="cpu"): the bytes are read into CPU memory and copied to the device.
 OrderedDict<std::string, Tensor> load_file(const std::string& path, Device device = kCPU);
+/// As above, also returning the file's "__metadata__", read through the same open file: both
+/// come from one version even while another process replaces the file (a checkpoint writer).
+OrderedDict<std::string, Tensor> load_file(const std::string& path, Device device, SafetensorsMetadata& metadata);
 /// Reads only a file's "__metadata__" strings.
 SafetensorsMetadata load_file_metadata(const std::string& path);
 

@@ -7,8 +7,9 @@
 // By default cuDNN's heuristics rank the algorithms (cudnnGet*Algorithm_v7); with
 // ember::backends::cudnn::benchmark, cuDNN times each on the real tensors once
 // (cudnnFind*AlgorithmEx) and ranks them by time. Either way the ranking is filtered (supported
-// here; deterministic when ember::backends::cudnn::deterministic is set), its workspace sizes are
-// asked for under the math mode each will run with, and it is cached per ConvAlgoKey: device,
+// here; deterministic when ember::backends::cudnn::deterministic or deterministic mode,
+// ember::use_deterministic_algorithms, is set), its workspace sizes are asked for under the
+// math mode each will run with, and it is cached per ConvAlgoKey: device,
 // call, dtype, sizes, parameters and the three flags. A call runs the first algorithm of the
 // ranking whose workspace the caching allocator can provide; when one runs out of memory the
 // next one needing less is tried (PyTorch's fallback).
@@ -23,6 +24,7 @@
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/backends.h"
+#include "ember/core/deterministic.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/tensor.h"
 #include "ember/cuda/cuda_check.h"
@@ -311,7 +313,9 @@ std::vector<AlgoPerf> benchmark(cudnnHandle_t h, const ConvCall& c, const Descri
 
 /// The algorithms the call may run, best first: cached, or found and cached.
 std::vector<AlgoChoice> choose(cudnnHandle_t h, const ConvCall& c, const Descriptors& d) {
-  const bool tf32 = backends::cudnn::allow_tf32, deterministic = backends::cudnn::deterministic;
+  // As PyTorch's: ember::use_deterministic_algorithms(true) implies cudnn.deterministic.
+  const bool tf32 = backends::cudnn::allow_tf32;
+  const bool deterministic = backends::cudnn::deterministic || are_deterministic_algorithms_enabled();
   const bool timed = backends::cudnn::benchmark;
   const ConvAlgoKey key =
       make_algo_key(current_device(), c.kind, c.dtype, c.x, c.w, c.y, c.args, tf32, deterministic, timed);

@@ -9,6 +9,7 @@
 #include "ember/core/generator.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/serialize.h"
+#include "ember/cuda/device.h"
 #include "ember/optim/grad_scaler.h"
 
 namespace ember::optim {
@@ -21,6 +22,7 @@ constexpr const char* kOptimizer = "optimizer.";
 constexpr const char* kScheduler = "scheduler.";
 constexpr const char* kScaler = "scaler.";
 constexpr const char* kRng = "rng.cpu";
+constexpr const char* kRngCuda = "rng.cuda.";  // + the device index
 
 void add_prefixed(Dict& out, const std::string& prefix, const Dict& in) {
   for (const auto& item : in) out.insert(prefix + item.key(), item.value());
@@ -41,8 +43,7 @@ T parse_number(const std::string& text, const std::string& key, const std::strin
   return v;
 }
 
-Tensor rng_state_tensor() {
-  Generator& g = default_cpu_generator();
+Tensor rng_state_tensor(Generator& g) {
   std::vector<uint8_t> state;
   {
     std::lock_guard<std::mutex> lock(g.mutex());
@@ -53,12 +54,15 @@ Tensor rng_state_tensor() {
   return t;
 }
 
-void restore_rng(const Tensor& t, const std::string& path) {
-  EMBER_CHECK(t.dtype() == kByte && t.dim() == 1, "checkpoint '", path, "': '", kRng,
+/// A generator state tensor of the file, checked before anything is restored.
+void check_rng(const Tensor& t, const std::string& key, const std::string& path) {
+  EMBER_CHECK(t.dtype() == kByte && t.dim() == 1, "checkpoint '", path, "': '", key,
               "' must be a 1-D uint8 tensor, got ", t.dtype(), " of shape ", t.sizes());
+}
+
+void restore_rng(Generator& g, const Tensor& t) {
   const auto* p = static_cast<const uint8_t*>(t.data_ptr());
   std::vector<uint8_t> state(p, p + t.numel());
-  Generator& g = default_cpu_generator();
   std::lock_guard<std::mutex> lock(g.mutex());
   g.set_state(state);
 }
@@ -82,7 +86,11 @@ void write(const std::string& path, const nn::Module& model, const Optimizer& op
   add_prefixed(all, kOptimizer, optimizer.state_dict());
   if (scheduler) add_prefixed(all, kScheduler, scheduler.state_dict());
   if (scaler) add_prefixed(all, kScaler, scaler->state_dict());
-  all.insert(kRng, rng_state_tensor());
+  all.insert(kRng, rng_state_tensor(default_cpu_generator()));
+  // Dropout on a GPU draws from that device's generator: without its state a resumed CUDA run
+  // would draw other masks (PyTorch users save torch.cuda.get_rng_state_all() for this).
+  for (int d = 0; d < cuda::device_count(); ++d)
+    all.insert(::ember::detail::str_cat(kRngCuda, d), rng_state_tensor(default_cuda_generator(d)));
   save_file(all, path, meta);
 }
 
@@ -111,7 +119,20 @@ CheckpointInfo parse_info(const SafetensorsMetadata& meta, const std::string& pa
 struct Parts {
   Dict model, optimizer, scheduler, scaler;
   Tensor rng;
+  std::vector<std::pair<int, Tensor>> rng_cuda;  // (device index, state)
 };
+
+/// The device index of a "rng.cuda.<d>" key, or -1 for any other key.
+int cuda_rng_device(const std::string& key) {
+  const size_t n = std::strlen(kRngCuda);
+  if (key.compare(0, n, kRngCuda) != 0 || key.size() == n || key.size() > n + 4) return -1;
+  int d = 0;
+  for (size_t i = n; i < key.size(); ++i) {
+    if (key[i] < '0' || key[i] > '9') return -1;
+    d = d * 10 + (key[i] - '0');
+  }
+  return d;
+}
 
 Parts split(const Dict& all, const std::string& path) {
   Parts p;
@@ -127,11 +148,15 @@ Parts split(const Dict& all, const std::string& path) {
       p.scaler.insert(k.substr(std::strlen(kScaler)), item.value());
     else if (k == kRng)
       p.rng = item.value();
+    else if (int d = cuda_rng_device(k); d >= 0)
+      p.rng_cuda.emplace_back(d, item.value());
     else
       ::ember::detail::throw_error(
           ::ember::detail::str_cat("checkpoint '", path, "': unexpected tensor '", k, "'"));
   }
   EMBER_CHECK(p.rng.defined(), "checkpoint '", path, "' has no '", kRng, "' tensor");
+  check_rng(p.rng, kRng, path);
+  for (const auto& [d, t] : p.rng_cuda) check_rng(t, ::ember::detail::str_cat(kRngCuda, d), path);
   return p;
 }
 
@@ -161,10 +186,12 @@ bool has_flag(const SafetensorsMetadata& meta, const char* key) {
 
 CheckpointInfo load_all(const std::string& path, nn::Module& model, Optimizer& optimizer,
                         const SchedulerRef& scheduler, amp::GradScaler* scaler) {
-  // Read and check the whole file first, so a bad file changes nothing.
-  SafetensorsMetadata meta = load_file_metadata(path);
+  // Read and check the whole file first, so a bad file changes nothing. Metadata and tensors
+  // come from one open of the file: a writer replacing it meanwhile cannot mix two versions.
+  SafetensorsMetadata meta;
+  Dict all = load_file(path, kCPU, meta);
   CheckpointInfo info = parse_info(meta, path);
-  Parts parts = split(load_file(path), path);
+  Parts parts = split(all, path);
   EMBER_CHECK(!scheduler || has_flag(meta, "ember.has_scheduler"),
               "load_checkpoint: a scheduler was given but checkpoint '", path, "' was saved without one");
   EMBER_CHECK(!scaler || has_flag(meta, "ember.has_scaler"), "load_checkpoint: a GradScaler was given but checkpoint '",
@@ -173,7 +200,11 @@ CheckpointInfo load_all(const std::string& path, nn::Module& model, Optimizer& o
   optimizer.load_state_dict(parts.optimizer);
   if (scheduler) scheduler.load_state_dict(parts.scheduler);
   if (scaler) scaler->load_state_dict(parts.scaler);
-  restore_rng(parts.rng, path);
+  restore_rng(default_cpu_generator(), parts.rng);
+  // A device the file has and this machine lacks is skipped: a GPU run's checkpoint still
+  // loads on a CPU-only machine (or one with fewer GPUs), with the CPU stream restored.
+  for (const auto& [d, t] : parts.rng_cuda)
+    if (d < cuda::device_count()) restore_rng(default_cuda_generator(d), t);
   return info;
 }
 
@@ -190,8 +221,10 @@ CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, Optim
 }
 
 CheckpointInfo load_checkpoint_model(const std::string& path, nn::Module& model, bool strict) {
-  CheckpointInfo info = parse_info(load_file_metadata(path), path);
-  model.load_state_dict(split(load_file(path), path).model, strict);
+  SafetensorsMetadata meta;
+  Dict all = load_file(path, kCPU, meta);
+  CheckpointInfo info = parse_info(meta, path);
+  model.load_state_dict(split(all, path).model, strict);
   return info;
 }
 

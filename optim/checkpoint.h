@@ -33,6 +33,8 @@ namespace ember::optim {
 //   "scaler.<key>"     the amp::GradScaler's state_dict(), when one was saved (none for a
 //                      disabled scaler, whose state_dict() is empty)
 //   "rng.cpu"          the default CPU generator's state (uint8, Generator::get_state())
+//   "rng.cuda.<d>"     each visible CUDA device's default generator state, likewise (none in
+//                      a CPU-only run; on loading, devices this machine lacks are skipped)
 // and metadata strings "ember.checkpoint" = "1", "ember.epoch", "ember.step",
 // "ember.best_metric" (shortest round-trip decimal, "nan" when unset), "ember.has_scheduler",
 // "ember.has_scaler" (absent in files saved before scalers were: read as "0"), plus the

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "ember/core/autocast.h"
+#include "ember/core/deterministic.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/index_common.h"
@@ -198,14 +199,28 @@ void index_put_kernel(Tensor& dst, const OptionalTensors& indices, const Tensor&
   IndexPlan p = plan_index(dst.sizes(), indices);
   Tensor offsets = index_offsets(dst, p);
   TensorIter iter(indexed_view(dst, p), {value, offsets_view(offsets, p)});
+  // Note [Deterministic assignment]
+  // With repeated indices, several elements of a multi-element value land on one destination
+  // and the last write wins; which write is last is a race on CUDA and in the CPU's parallel
+  // loop. (A one-element value writes the same bits whichever wins.) In deterministic mode the
+  // CPU runs the loop serially, so the iterator's last write wins, as with one thread. CUDA
+  // has no ordered assignment kernel: there deterministic mode checks the indices for repeats
+  // (distinct destinations cannot race: masks, the distinct rows of embedding_renorm_) and
+  // alerts when it finds some. PyTorch sorts instead and lets the last write win.
+  const bool racy = !accumulate && value.numel() > 1;
   if (dst.is_cuda()) {
+    if (racy && are_deterministic_algorithms_enabled() &&
+        index_detail::repeats_along(offsets.reshape({-1}), 0))
+      ::ember::detail::alert_not_deterministic(
+          "index_put_ with accumulate=False and repeated indices on CUDA");
     cuda::indexed_scatter(iter, dst, dst.element_size(),
                           accumulate ? cuda::ScatterFn::kAdd : cuda::ScatterFn::kAssign);
     return;
   }
   visit_dtype(dst.dtype(), [&]<typename T>() {
     if (!accumulate) {
-      index_detail::scatter_loop<T>(iter, dst.element_size(), false, [](T, T v) { return v; });
+      const bool serial = racy && are_deterministic_algorithms_enabled();
+      index_detail::scatter_loop<T>(iter, dst.element_size(), serial, [](T, T v) { return v; });
     } else if constexpr (std::is_same_v<T, bool>) {
       index_detail::scatter_loop<T>(iter, dst.element_size(), true, [](bool a, bool v) { return a || v; });
     } else {

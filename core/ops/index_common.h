@@ -59,6 +59,17 @@ void scatter_loop(const TensorIter& iter, int64_t step, bool serial, const F& f)
     iter.for_each(loop);
 }
 
+/// Whether two entries of the int64 tensor `t` on one line along `dim` are equal: repeated
+/// destinations, where an assigning scatter's result depends on which write lands last (Note
+/// [Deterministic assignment] in index.cpp). Sorts on t's device and reads back one bool, a
+/// cost only deterministic mode pays.
+inline bool repeats_along(const Tensor& t, int64_t dim) {
+  if (t.dim() == 0 || t.size(dim) < 2) return false;
+  Tensor s = std::get<0>(t.sort(dim));
+  const int64_t n = s.size(dim);
+  return (s.narrow(dim, 1, n - 1) == s.narrow(dim, 0, n - 1)).any().item<bool>();
+}
+
 /// The first value of an int64 tensor outside [lo, hi), if any (row-major order).
 inline std::optional<int64_t> first_out_of_range(const Tensor& index, int64_t lo, int64_t hi) {
   if (index.is_cuda()) {

@@ -2,6 +2,7 @@
 // tensor. All run the indexed loops of index_common.h (Note [Indexed loops]); the in-place
 // forms (scatter_, scatter_add_, index_add_) write into self through run_inplace_op.
 #include "ember/core/autocast.h"
+#include "ember/core/deterministic.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/index.h"
@@ -126,15 +127,21 @@ struct Scatter final : Op {
     if (!out[0].is_same(in[0])) detail::copy_into(out[0], in[0]);
     if (add)
       scatter_kernel(out[0], dim, index, source(in, out), /*serial=*/true, AddFn{});
-    else
-      scatter_kernel(out[0], dim, index, source(in, out), /*serial=*/false, AssignFn{});
+    else  // Note [Deterministic assignment] (core/ops/index.cpp): serial when asked to be
+      scatter_kernel(out[0], dim, index, source(in, out),
+                     /*serial=*/racy() && are_deterministic_algorithms_enabled(), AssignFn{});
   }
-  // scatter_add is deterministic on CUDA (Note [Deterministic indexed accumulation]).
+  // scatter_add is deterministic on CUDA (Note [Deterministic indexed accumulation]); scatter
+  // from a src tensor is not (Note [Deterministic assignment]).
   void cuda(const TensorList& in, TensorList& out) const override {
+    if (racy() && are_deterministic_algorithms_enabled() && index_detail::repeats_along(index, dim))
+      ::ember::detail::alert_not_deterministic("scatter with a src tensor and repeated indices on CUDA");
     if (!out[0].is_same(in[0])) detail::copy_into(out[0], in[0]);
     cuda::indexed_scatter(scatter_iter(out[0], dim, index, source(in, out)), out[0], step_along(out[0], dim),
                           add ? cuda::ScatterFn::kAdd : cuda::ScatterFn::kAssign);
   }
+  /// Whether repeated indices make the result depend on which write lands last.
+  bool racy() const { return !add && !value && index.numel() > 1; }
   Tensor source(const TensorList& in, const TensorList& out) const {
     return value ? full({}, *value, out[0].options()) : in[1];
   }
