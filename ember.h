@@ -11,6 +11,7 @@
 #include "ember/core/allocator.h"
 #include "ember/core/autocast.h"
 #include "ember/core/backends.h"
+#include "ember/core/deterministic.h"
 #include "ember/core/device.h"
 #include "ember/core/dtype.h"
 #include "ember/core/error.h"

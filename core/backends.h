@@ -36,7 +36,8 @@ extern Flag allow_tf32;
 }  // namespace cuda::matmul
 
 namespace cudnn {
-/// torch.backends.cudnn.enabled: convolutions go through cuDNN (default true).
+/// torch.backends.cudnn.enabled: convolutions and RNN/LSTM/GRU layers go through cuDNN
+/// (default true; false: convolutions raise, RNN layers run as compositions of ops).
 extern Flag enabled;
 /// torch.backends.cudnn.benchmark: time every applicable algorithm once per input shape and
 /// keep the fastest (default false: cuDNN's heuristics choose).
@@ -44,7 +45,7 @@ extern Flag benchmark;
 /// torch.backends.cudnn.deterministic: only algorithms that give the same bits every run
 /// (default false).
 extern Flag deterministic;
-/// torch.backends.cudnn.allow_tf32: float32 convolutions may use TF32 (default true).
+/// torch.backends.cudnn.allow_tf32: float32 convolutions and cuDNN RNNs may use TF32 (default true).
 extern Flag allow_tf32;
 }  // namespace cudnn
 
