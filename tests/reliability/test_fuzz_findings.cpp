@@ -8,6 +8,11 @@
 
 #include "ember/core/serialize.h"
 #include "ember/nn/modules/batchnorm.h"
+#include "ember/nn/modules/linear.h"
+#include "ember/optim/grad_scaler.h"
+#include "ember/optim/lr_scheduler.h"
+#include "ember/optim/reduce_lr_on_plateau.h"
+#include "ember/optim/sgd.h"
 #include "op_check.h"
 
 using namespace ember;
@@ -72,4 +77,41 @@ TEST_CASE("test_fuzz_findings: float to integer casts of NaN, infinities and out
   dict["num_batches_tracked"] = doubles({1e300}).reshape({});
   bn->load_state_dict(dict);
   CHECK(bn->num_batches_tracked.item<int64_t>() == kMin64);
+}
+
+// A variant of fuzz_state_dict's checkpoint seed with "scheduler.last_epoch" stored as a float64
+// NaN reached LRScheduler::load_state_dict's double -> int64 cast (undefined: UBSan's "nan is
+// outside the range of representable values"). The same cast read ReduceLROnPlateau's and
+// GradScaler's counters. Each is now an error naming the entry, and nothing changes.
+TEST_CASE("test_fuzz_findings: integer entries of scheduler and scaler state dicts must be whole numbers") {
+  nn::Linear lin(2, 2);
+  optim::SGD opt(lin->parameters(), optim::SGDOptions(0.1));
+  optim::StepLR step(opt, 2, 0.5);
+  using Dict = OrderedDict<std::string, Tensor>;
+  const Dict good = step.state_dict();
+  for (double bad : {std::nan(""), INFINITY, 1e300, 2.5}) {
+    Dict d = good;
+    d["last_epoch"] = scalar_tensor(bad, kDouble);
+    check_error([&] { step.load_state_dict(d); }, "expected a whole number for 'last_epoch' in scheduler state dict");
+    d = good;
+    d["_step_count"] = scalar_tensor(bad, kDouble);
+    check_error([&] { step.load_state_dict(d); }, "'_step_count'");
+  }
+  CHECK(step.last_epoch() == 0);  // unchanged
+  Dict ok = good;
+  ok["last_epoch"] = scalar_tensor(7.0, kDouble);  // a whole number stored as a float is fine
+  step.load_state_dict(ok);
+  CHECK(step.last_epoch() == 7);
+
+  optim::ReduceLROnPlateau plateau(opt);
+  Dict p = plateau.state_dict();
+  p["num_bad_epochs"] = scalar_tensor(std::nan(""), kDouble);
+  check_error([&] { plateau.load_state_dict(p); }, "expected a whole number for 'num_bad_epochs'");
+
+  amp::GradScaler scaler("cpu");
+  Dict g = scaler.state_dict();
+  REQUIRE(g.contains("growth_interval"));
+  g["growth_interval"] = scalar_tensor(-INFINITY, kDouble);
+  check_error([&] { scaler.load_state_dict(g); }, "expected a whole number for 'growth_interval' in GradScaler state_dict");
+  CHECK(scaler.get_growth_interval() == 2000);
 }
