@@ -106,8 +106,7 @@ class JsonReader {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    bad_file(name_, "InvalidHeaderDeserialization",
-             detail::str_cat("invalid JSON header: ", what, " at byte ", p_ - begin_));
+    bad_file(name_, kDeser, detail::str_cat("invalid JSON header: ", what, " at byte ", p_ - begin_));
   }
   char peek() const { return p_ < end_ ? *p_ : '\0'; }
   void skip_space() {

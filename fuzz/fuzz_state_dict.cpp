@@ -1,7 +1,7 @@
 // fuzz_state_dict: arbitrary safetensors bytes loaded into a small fixed model (Linear(3, 4)
 // then BatchNorm1d(4): weights, biases, running statistics and the int64 num_batches_tracked)
 // through the public load paths: ember::load(model, path) (strict or not), load_checkpoint
-// (model + SGD optimizer + RNG) and load_checkpoint_model. The bytes go to an in-memory file
+// (model + SGD optimizer + RNG, with or without a StepLR scheduler) and load_checkpoint_model. The bytes go to an in-memory file
 // (memfd), so the file reader runs as it does for a real file. Rejection with ember::Error is
 // fine; what loads must hold the file's values, and a rejected checkpoint must change nothing.
 #include <sys/mman.h>
@@ -18,6 +18,7 @@
 #include "ember/nn/modules/linear.h"
 #include "ember/nn/serialize.h"
 #include "ember/optim/checkpoint.h"
+#include "ember/optim/lr_scheduler.h"
 #include "ember/optim/sgd.h"
 
 namespace {
@@ -73,16 +74,21 @@ void check_loaded(const nn::Module& model, const Dict& file, const std::string& 
   }
 }
 
-void load_checkpoint_case(Target& t, Dict file) {
+void load_checkpoint_case(Target& t, const Dict& file, bool with_scheduler) {
   optim::SGD opt(t.model->parameters(), optim::SGDOptions(0.1).momentum(0.9));
-  Dict opt_before = opt.state_dict();
+  optim::StepLR sched(opt, /*step_size=*/3, /*gamma=*/0.5);
+  Dict opt_before = opt.state_dict(), sched_before = sched.state_dict();
   std::vector<uint8_t> rng_before = default_cpu_generator().get_state();
   try {
-    optim::load_checkpoint(t.path, *t.model, opt);
+    if (with_scheduler)
+      optim::load_checkpoint(t.path, *t.model, opt, sched);
+    else
+      optim::load_checkpoint(t.path, *t.model, opt);
   } catch (const Error&) {
     // All or nothing (optim/checkpoint.h): a rejected checkpoint leaves everything as it was.
     if (!same_dict(t.initial, t.model->state_dict())) finding("a rejected checkpoint changed the model");
     if (!same_dict(opt_before, opt.state_dict())) finding("a rejected checkpoint changed the optimizer");
+    if (!same_dict(sched_before, sched.state_dict())) finding("a rejected checkpoint changed the scheduler");
     if (default_cpu_generator().get_state() != rng_before) finding("a rejected checkpoint changed the RNG");
     return;
   }
@@ -94,7 +100,7 @@ void load_checkpoint_case(Target& t, Dict file) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static Target t;
   if (size == 0) return 0;
-  int mode = data[0] % 4;
+  int mode = data[0] % 5;
   t.write(data + 1, size - 1);
   t.model->load_state_dict(t.initial);  // each input starts from the same model
   Dict file;
@@ -110,7 +116,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         check_loaded(*t.model, file, "");
         break;
       case 2:
-        load_checkpoint_case(t, file);
+      case 3:
+        load_checkpoint_case(t, file, /*with_scheduler=*/mode == 3);
         break;
       default:
         try {

@@ -74,7 +74,7 @@ def model_state(prefix=""):
 
 def state_dict_seeds():
     # The first byte picks the load path (fuzz_state_dict.cpp): 0 strict load, 1 non-strict,
-    # 2 load_checkpoint, 3 load_checkpoint_model.
+    # 2 load_checkpoint, 3 load_checkpoint with a StepLR, 4 load_checkpoint_model.
     write("fuzz_state_dict", "strict", b"\x00" + safetensors(model_state(), {"format": "pt"}))
     write("fuzz_state_dict", "partial", b"\x01" + safetensors(model_state()[:3]))
     sgd = [("optimizer.param_groups.0.%s" % k, "F64", [], f64(v))
@@ -86,7 +86,21 @@ def state_dict_seeds():
             "ember.has_scheduler": "0", "ember.has_scaler": "0"}
     ckpt = safetensors(model_state("model.") + sgd + rng, meta)
     write("fuzz_state_dict", "checkpoint", b"\x02" + ckpt)
-    write("fuzz_state_dict", "checkpoint_model", b"\x03" + ckpt)
+    write("fuzz_state_dict", "checkpoint_model", b"\x04" + ckpt)
+    sched = [("scheduler.last_epoch", "I64", [], i64(4)), ("scheduler._step_count", "I64", [], i64(5)),
+             ("scheduler.base_lrs.0", "F64", [], f64(0.1)), ("scheduler._last_lr.0", "F64", [], f64(0.05))]
+    write("fuzz_state_dict", "checkpoint_scheduler",
+          b"\x03" + safetensors(model_state("model.") + sgd + sched + rng, dict(meta, **{"ember.has_scheduler": "1"})))
+    # Past findings, kept as seeds so every run replays them: last_epoch as a float64 NaN (an
+    # undefined double -> int64 cast in LRScheduler::load_state_dict), num_batches_tracked
+    # as a float64 1e300 (the same in copy_).
+    nan_epoch = [(k, "F64", [], f64(float("nan"))) if k == "scheduler.last_epoch" else (k, d, s, r)
+                 for k, d, s, r in sched]
+    write("fuzz_state_dict", "finding_nan_last_epoch",
+          b"\x03" + safetensors(model_state("model.") + sgd + nan_epoch + rng, dict(meta, **{"ember.has_scheduler": "1"})))
+    huge_count = [(k, "F64", [], f64(1e300)) if k.endswith("num_batches_tracked") else (k, d, s, r)
+                  for k, d, s, r in model_state()]
+    write("fuzz_state_dict", "finding_huge_num_batches_tracked", b"\x00" + safetensors(huge_count))
 
 
 def ops_seeds():
