@@ -49,9 +49,9 @@ TEST_CASE("test_fuzz_findings: as_strided checks every stride, the offset and th
   check_error([&] { base.as_strided({3}, {int64_t{1} << 62}); }, "need more storage than an int64 byte count");
   check_error([&] { base.as_strided({2, 2}, {std::numeric_limits<int64_t>::max(), 1}); },
               "need more storage than an int64 byte count");
-  // What stays valid: an empty view (no storage needed) and one that ends at the last element.
+  // What stays valid: an empty view (no storage needed) and one that ends at the last element:
   CHECK(base.as_strided({0, 5}, {100, 100}, 50).numel() == 0);
-  CHECK(base.as_strided({2, 2}, {4, 3}, 1).sizes().vec() == std::vector<int64_t>{2, 2});
+  CHECK(base.as_strided({2, 2}, {4, 3}, 0).sizes().vec() == std::vector<int64_t>{2, 2});  // 0 + 4 + 3 = 7
 }
 
 // fuzz_state_dict: a float64 1e300 stored under the int64 "1.num_batches_tracked" reached
@@ -89,7 +89,7 @@ TEST_CASE("test_fuzz_findings: integer entries of scheduler and scaler state dic
   optim::StepLR step(opt, 2, 0.5);
   using Dict = OrderedDict<std::string, Tensor>;
   const Dict good = step.state_dict();
-  for (double bad : {std::nan(""), INFINITY, 1e300, 2.5}) {
+  for (double bad : {std::nan(""), std::numeric_limits<double>::infinity(), 1e300, 2.5}) {
     Dict d = good;
     d["last_epoch"] = scalar_tensor(bad, kDouble);
     check_error([&] { step.load_state_dict(d); }, "expected a whole number for 'last_epoch' in scheduler state dict");

@@ -88,8 +88,9 @@ TEST_CASE("test_safetensors_rejects: InvalidHeader: a header that is not UTF-8")
       {"\xe2\x82", "a 3-byte sequence cut short"},
       {"\x80", "a lone continuation byte"},
   };
-  for (const auto& [bytes, what] : bad) {
-    INFO(what);
+  for (const auto& item : bad) {
+    const std::string& bytes = item.first;  // (no structured binding: INFO captures it, which Clang 14 cannot)
+    INFO(item.second);
     std::string header = "{\"__metadata__\":{\"k\":\"a" + bytes + "\"}}";
     size_t at = header.find(bytes);
     check_rejected(file_of(header), "InvalidHeader",
