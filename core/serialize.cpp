@@ -96,8 +96,9 @@ class JsonReader {
   Json parse_document() {
     skip_space();
     if (peek() != '{')
-      bad_file(name_, "InvalidHeaderStart",
-               detail::str_cat("invalid JSON header: the header must be a JSON object at byte ", p_ - begin_));
+      bad_file(
+          name_, "InvalidHeaderStart",
+          detail::str_cat("invalid JSON header: the header must be a JSON object at byte ", p_ - begin_));
     Json v = parse_value(0);
     skip_space();
     if (p_ != end_) fail("unexpected text after the JSON object");
@@ -168,7 +169,8 @@ class JsonReader {
     skip_space();
     if (peek() == ']') return void(++p_);
     while (true) {
-      if (v.arr.size() == kMaxJsonArray) fail(detail::str_cat("an array longer than ", kMaxJsonArray, " entries"));
+      if (v.arr.size() == kMaxJsonArray)
+        fail(detail::str_cat("an array longer than ", kMaxJsonArray, " entries"));
       v.arr.push_back(parse_value(depth + 1));
       skip_space();
       if (peek() == ',') {
@@ -357,7 +359,8 @@ std::vector<int64_t> int_list(const Json* v, const std::string& file, const std:
                               const char* what) {
   if (v == nullptr) bad_file(file, kDeser, detail::str_cat("tensor '", tensor, "' has no \"", what, "\""));
   if (v->kind != Json::kArray)
-    bad_file(file, kDeser, detail::str_cat("\"", what, "\" of tensor '", tensor, "' must be a list of integers"));
+    bad_file(file, kDeser,
+             detail::str_cat("\"", what, "\" of tensor '", tensor, "' must be a list of integers"));
   std::vector<int64_t> out;
   for (const Json& x : v->arr) {
     if (x.kind != Json::kInt || x.num < 0)
@@ -396,7 +399,8 @@ Entry parse_entry(const std::string& tensor, const Json& v, const std::string& f
   e.end = static_cast<uint64_t>(off[1]);
   if (e.begin > e.end)
     bad_file(file, "InvalidOffset",
-             detail::str_cat("tensor '", tensor, "' has data_offsets [", e.begin, ", ", e.end, "] with begin > end"));
+             detail::str_cat("tensor '", tensor, "' has data_offsets [", e.begin, ", ", e.end,
+                             "] with begin > end"));
   // extent (the product of the non-zero sizes) bounds the strides, which must fit in int64
   // even when a zero size makes the tensor empty.
   uint64_t bytes = element_size(e.dtype), extent = 1;
@@ -405,7 +409,8 @@ Entry parse_entry(const std::string& tensor, const Json& v, const std::string& f
         __builtin_mul_overflow(extent, static_cast<uint64_t>(std::max<int64_t>(d, 1)), &extent) ||
         extent > static_cast<uint64_t>(INT64_MAX))
       bad_file(file, "ValidationOverflow",
-               detail::str_cat("the shape of tensor '", tensor, "' is too large: its byte size overflows 64 bits"));
+               detail::str_cat("the shape of tensor '", tensor,
+                               "' is too large: its byte size overflows 64 bits"));
   if (bytes != e.end - e.begin)
     bad_file(file, "TensorInvalidInfo",
              detail::str_cat("tensor '", tensor, "' of dtype ", dt->str, " and shape ", IntArrayRef(e.shape),
@@ -432,8 +437,9 @@ void check_tiling(const std::vector<Entry>& entries, uint64_t buffer_size, const
       bad_file(file, "InvalidOffset",
                detail::str_cat("tensors '", prev->name, "' and '", e.name, "' overlap in the data buffer"));
     if (e.begin > pos)
-      bad_file(file, "InvalidOffset", detail::str_cat("bytes [", pos, ", ", e.begin,
-                                     ") of the data buffer belong to no tensor (before '", e.name, "')"));
+      bad_file(file, "InvalidOffset",
+               detail::str_cat("bytes [", pos, ", ", e.begin,
+                               ") of the data buffer belong to no tensor (before '", e.name, "')"));
     pos = e.end;
     prev = &e;
   }
@@ -445,12 +451,14 @@ void check_tiling(const std::vector<Entry>& entries, uint64_t buffer_size, const
 
 Header parse_header(const char* text, size_t n, uint64_t buffer_size, const std::string& file) {
   size_t bad = invalid_utf8_at(reinterpret_cast<const uint8_t*>(text), n);
-  if (bad != n) bad_file(file, "InvalidHeader", detail::str_cat("the header is not valid UTF-8 (at byte ", bad, ")"));
+  if (bad != n)
+    bad_file(file, "InvalidHeader", detail::str_cat("the header is not valid UTF-8 (at byte ", bad, ")"));
   Json doc = JsonReader(text, n, file).parse_document();
   Header h;
   for (const auto& [key, value] : doc.obj) {
     if (key == "__metadata__") {
-      if (value.kind != Json::kObject) bad_file(file, kDeser, "\"__metadata__\" must be an object of strings");
+      if (value.kind != Json::kObject)
+        bad_file(file, kDeser, "\"__metadata__\" must be an object of strings");
       for (const auto& [mk, mv] : value.obj) {
         if (mv.kind != Json::kString)
           bad_file(file, kDeser, detail::str_cat("metadata value for key '", mk, "' must be a string"));
@@ -473,17 +481,20 @@ uint64_t read_u64_le(const uint8_t* p) {
 // Validates the 8-byte preamble against the total size; returns the header length N.
 uint64_t header_length(const uint8_t* first8, uint64_t total, const std::string& file) {
   if (total < 8)
-    bad_file(file, "HeaderTooSmall",
-             detail::str_cat("file is ", total, " bytes; a safetensors file starts with an 8-byte header length"));
+    bad_file(
+        file, "HeaderTooSmall",
+        detail::str_cat("file is ", total, " bytes; a safetensors file starts with an 8-byte header length"));
   uint64_t n = read_u64_le(first8);
   if (n > kMaxHeaderBytes)
-    bad_file(file, "HeaderTooLarge",
-             detail::str_cat("header length ", n, " is larger than the limit of ", kMaxHeaderBytes, " bytes"));
+    bad_file(
+        file, "HeaderTooLarge",
+        detail::str_cat("header length ", n, " is larger than the limit of ", kMaxHeaderBytes, " bytes"));
   if (n > total - 8)
     bad_file(file, "InvalidHeaderLength",
              detail::str_cat("header length ", n, " is larger than the file (", total, " bytes)"));
   if (n < 2)
-    bad_file(file, "InvalidHeaderLength", detail::str_cat("header length ", n, " is too small for a JSON object"));
+    bad_file(file, "InvalidHeaderLength",
+             detail::str_cat("header length ", n, " is too small for a JSON object"));
   return n;
 }
 

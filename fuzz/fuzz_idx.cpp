@@ -33,7 +33,8 @@ void check_labels(const ember::Tensor& t, const uint8_t* file) {
   if (t.dtype() != ember::kLong || t.dim() != 1 || t.size(0) != n) finding("labels: wrong dtype or shape");
   const int64_t* p = t.data_ptr<int64_t>();
   for (int64_t i = 0; i < n; ++i)
-    if (p[i] != file[8 + i] || p[i] >= 10) finding("labels: a label differs from the file or is out of range");
+    if (p[i] != file[8 + i] || p[i] >= 10)
+      finding("labels: a label differs from the file or is out of range");
 }
 
 }  // namespace

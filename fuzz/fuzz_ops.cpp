@@ -47,8 +47,8 @@ int64_t numel_of(const Shape& s) {
 std::map<std::string, std::pair<int64_t, int64_t>> g_stats;
 void print_stats() {
   for (const auto& [op, n] : g_stats)
-    std::fprintf(stderr, "fuzz_ops: %-44s checked %8lld  refused %8lld\n", op.c_str(), static_cast<long long>(n.first),
-                 static_cast<long long>(n.second));
+    std::fprintf(stderr, "fuzz_ops: %-44s checked %8lld  refused %8lld\n", op.c_str(),
+                 static_cast<long long>(n.first), static_cast<long long>(n.second));
 }
 
 // What the current op was given, printed with a finding to make it reproducible by hand.
@@ -72,33 +72,65 @@ bool is_int(ScalarType t) { return !is_float(t) && t != kBool; }
 
 double load(const uint8_t* p, ScalarType t) {
   switch (t) {
-    case kFloat: return *reinterpret_cast<const float*>(p);
-    case kDouble: return *reinterpret_cast<const double*>(p);
-    case kHalf: return static_cast<float>(*reinterpret_cast<const Half*>(p));
-    case kBFloat16: return static_cast<float>(*reinterpret_cast<const BFloat16*>(p));
-    case kLong: return static_cast<double>(*reinterpret_cast<const int64_t*>(p));
-    case kInt: return *reinterpret_cast<const int32_t*>(p);
-    case kShort: return *reinterpret_cast<const int16_t*>(p);
-    case kChar: return *reinterpret_cast<const int8_t*>(p);
-    case kByte: return *p;
-    case kBool: return *p != 0;
-    default: finding("unexpected dtype");
+    case kFloat:
+      return *reinterpret_cast<const float*>(p);
+    case kDouble:
+      return *reinterpret_cast<const double*>(p);
+    case kHalf:
+      return static_cast<float>(*reinterpret_cast<const Half*>(p));
+    case kBFloat16:
+      return static_cast<float>(*reinterpret_cast<const BFloat16*>(p));
+    case kLong:
+      return static_cast<double>(*reinterpret_cast<const int64_t*>(p));
+    case kInt:
+      return *reinterpret_cast<const int32_t*>(p);
+    case kShort:
+      return *reinterpret_cast<const int16_t*>(p);
+    case kChar:
+      return *reinterpret_cast<const int8_t*>(p);
+    case kByte:
+      return *p;
+    case kBool:
+      return *p != 0;
+    default:
+      finding("unexpected dtype");
   }
 }
 
 void store(uint8_t* p, ScalarType t, double v) {
   switch (t) {
-    case kFloat: *reinterpret_cast<float*>(p) = static_cast<float>(v); break;
-    case kDouble: *reinterpret_cast<double*>(p) = v; break;
-    case kHalf: *reinterpret_cast<Half*>(p) = Half(static_cast<float>(v)); break;
-    case kBFloat16: *reinterpret_cast<BFloat16*>(p) = BFloat16(static_cast<float>(v)); break;
-    case kLong: *reinterpret_cast<int64_t*>(p) = static_cast<int64_t>(v); break;
-    case kInt: *reinterpret_cast<int32_t*>(p) = static_cast<int32_t>(v); break;
-    case kShort: *reinterpret_cast<int16_t*>(p) = static_cast<int16_t>(v); break;
-    case kChar: *reinterpret_cast<int8_t*>(p) = static_cast<int8_t>(v); break;
-    case kByte: *p = static_cast<uint8_t>(v); break;
-    case kBool: *p = v != 0; break;
-    default: finding("unexpected dtype");
+    case kFloat:
+      *reinterpret_cast<float*>(p) = static_cast<float>(v);
+      break;
+    case kDouble:
+      *reinterpret_cast<double*>(p) = v;
+      break;
+    case kHalf:
+      *reinterpret_cast<Half*>(p) = Half(static_cast<float>(v));
+      break;
+    case kBFloat16:
+      *reinterpret_cast<BFloat16*>(p) = BFloat16(static_cast<float>(v));
+      break;
+    case kLong:
+      *reinterpret_cast<int64_t*>(p) = static_cast<int64_t>(v);
+      break;
+    case kInt:
+      *reinterpret_cast<int32_t*>(p) = static_cast<int32_t>(v);
+      break;
+    case kShort:
+      *reinterpret_cast<int16_t*>(p) = static_cast<int16_t>(v);
+      break;
+    case kChar:
+      *reinterpret_cast<int8_t*>(p) = static_cast<int8_t>(v);
+      break;
+    case kByte:
+      *p = static_cast<uint8_t>(v);
+      break;
+    case kBool:
+      *p = v != 0;
+      break;
+    default:
+      finding("unexpected dtype");
   }
 }
 
@@ -117,8 +149,9 @@ void for_each_index(const Shape& shape, const std::function<void(int64_t, const 
 
 /// One line about an operand: dtype, sizes, strides, offset and (the first) values.
 std::string describe(const Tensor& t, const std::vector<double>& v) {
-  std::string s = std::string(scalar_type_name(t.dtype())) + " sizes " + shape_text(t.sizes().vec()) + " strides " +
-                  shape_text(t.strides().vec()) + " offset " + std::to_string(t.storage_offset()) + " values";
+  std::string s = std::string(scalar_type_name(t.dtype())) + " sizes " + shape_text(t.sizes().vec()) +
+                  " strides " + shape_text(t.strides().vec()) + " offset " +
+                  std::to_string(t.storage_offset()) + " values";
   for (size_t i = 0; i < v.size() && i < 32; ++i) s += " " + std::to_string(v[i]);
   return s + "\n";
 }
@@ -147,11 +180,16 @@ Tensor make(const Vals& x) {
 
 double eps(ScalarType t) {
   switch (t) {
-    case kHalf: return 0x1p-10;
-    case kBFloat16: return 0x1p-7;
-    case kFloat: return 0x1p-23;
-    case kDouble: return 0x1p-52;
-    default: return 0;
+    case kHalf:
+      return 0x1p-10;
+    case kBFloat16:
+      return 0x1p-7;
+    case kFloat:
+      return 0x1p-23;
+    case kDouble:
+      return 0x1p-52;
+    default:
+      return 0;
   }
 }
 
@@ -165,8 +203,14 @@ double tiny(ScalarType t) {
 /// the dtype's range (C++ leaves signed overflow undefined; the op is then skipped) and for
 /// anything above kMaxMagnitude.
 bool representable(const Vals& want) {
-  double lo = want.dtype == kByte ? 0 : want.dtype == kChar ? -128 : want.dtype == kShort ? -32768 : -kMaxMagnitude;
-  double hi = want.dtype == kByte ? 255 : want.dtype == kChar ? 127 : want.dtype == kShort ? 32767 : kMaxMagnitude;
+  double lo = want.dtype == kByte    ? 0
+              : want.dtype == kChar  ? -128
+              : want.dtype == kShort ? -32768
+                                     : -kMaxMagnitude;
+  double hi = want.dtype == kByte    ? 255
+              : want.dtype == kChar  ? 127
+              : want.dtype == kShort ? 32767
+                                     : kMaxMagnitude;
   for (double v : want.v) {
     if (std::isnan(v) || std::isinf(v)) {
       if (!is_float(want.dtype) && want.dtype != kBool) return false;
@@ -197,8 +241,8 @@ void check(const char* op, const Tensor& got_t, const Vals& want, const std::vec
       close = std::fabs(g - w) <= ulps * eps(want.dtype) * scale + tiny(want.dtype);
     }
     if (!close)
-      finding(std::string(op) + ": element " + std::to_string(i) + " of shape " + shape_text(want.shape) + " is " +
-              std::to_string(g) + ", expected " + std::to_string(w) + " (dtype " +
+      finding(std::string(op) + ": element " + std::to_string(i) + " of shape " + shape_text(want.shape) +
+              " is " + std::to_string(g) + ", expected " + std::to_string(w) + " (dtype " +
               scalar_type_name(want.dtype) + ")");
   }
   ++g_stats[op].first;
@@ -219,17 +263,27 @@ void expect_error(const char* op, F&& fn) {
 /// v converted to dtype t as PyTorch converts an operand to the common dtype: integers wrap
 /// (two's complement), floats round to nearest, anything non-zero is true.
 double to_dtype(double v, ScalarType t) {
-  if (!std::isfinite(v)) return t == kBool ? 1.0 : v;  // only float operands hold these; dt is then float or bool
+  if (!std::isfinite(v))
+    return t == kBool ? 1.0 : v;  // only float operands hold these; dt is then float or bool
   switch (t) {
-    case kBool: return v != 0;
-    case kByte: return static_cast<uint8_t>(static_cast<int64_t>(v));
-    case kChar: return static_cast<int8_t>(static_cast<int64_t>(v));
-    case kShort: return static_cast<int16_t>(static_cast<int64_t>(v));
-    case kInt: return static_cast<int32_t>(static_cast<int64_t>(v));
-    case kFloat: return static_cast<float>(v);
-    case kHalf: return static_cast<float>(Half(static_cast<float>(v)));
-    case kBFloat16: return static_cast<float>(BFloat16(static_cast<float>(v)));
-    default: return v;  // kLong, kDouble
+    case kBool:
+      return v != 0;
+    case kByte:
+      return static_cast<uint8_t>(static_cast<int64_t>(v));
+    case kChar:
+      return static_cast<int8_t>(static_cast<int64_t>(v));
+    case kShort:
+      return static_cast<int16_t>(static_cast<int64_t>(v));
+    case kInt:
+      return static_cast<int32_t>(static_cast<int64_t>(v));
+    case kFloat:
+      return static_cast<float>(v);
+    case kHalf:
+      return static_cast<float>(Half(static_cast<float>(v)));
+    case kBFloat16:
+      return static_cast<float>(BFloat16(static_cast<float>(v)));
+    default:
+      return v;  // kLong, kDouble
   }
 }
 
@@ -237,16 +291,26 @@ double to_dtype(double v, ScalarType t) {
 
 int rank_of(ScalarType t) {
   switch (t) {
-    case kBool: return 0;
-    case kByte: return 1;
-    case kChar: return 2;
-    case kShort: return 3;
-    case kInt: return 4;
-    case kLong: return 5;
-    case kHalf: return 6;
-    case kBFloat16: return 7;
-    case kFloat: return 8;
-    default: return 9;  // kDouble
+    case kBool:
+      return 0;
+    case kByte:
+      return 1;
+    case kChar:
+      return 2;
+    case kShort:
+      return 3;
+    case kInt:
+      return 4;
+    case kLong:
+      return 5;
+    case kHalf:
+      return 6;
+    case kBFloat16:
+      return 7;
+    case kFloat:
+      return 8;
+    default:
+      return 9;  // kDouble
   }
 }
 
@@ -333,8 +397,8 @@ class Fuzzer {
   }
 
   double pick_value(ScalarType t) {
-    static constexpr double kFloats[] = {0, 1, -1, 0.5, -2.5, 3, 1e-3, 100, 7.25, -0.0, -9, 0.1,
-                                         NAN, INFINITY, -INFINITY, 2};
+    static constexpr double kFloats[] = {0,    1,    -1, 0.5, -2.5, 3,        1e-3,      100,
+                                         7.25, -0.0, -9, 0.1, NAN,  INFINITY, -INFINITY, 2};
     if (t == kBool) return in_.ConsumeBool();
     if (t == kByte) return in_.ConsumeIntegralInRange(0, 16);
     if (is_int(t)) return in_.ConsumeIntegralInRange(-8, 8);
@@ -366,23 +430,39 @@ class Fuzzer {
   void step() {
     g_operands.clear();
     switch (in_.ConsumeIntegralInRange(0, 16)) {
-      case 0: return unary();
+      case 0:
+        return unary();
       case 1:
-      case 2: return binary();
-      case 3: return reduce();
-      case 4: return transpose();
-      case 5: return permute();
-      case 6: return expand();
-      case 7: return slice();
-      case 8: return select();
-      case 9: return as_strided();
-      case 10: return reshape();
-      case 11: return index_select();
-      case 12: return gather();
-      case 13: return matmul();
-      case 14: return cast();
-      case 15: return masked_fill();
-      default: return keep(fresh(pick_dtype()));
+      case 2:
+        return binary();
+      case 3:
+        return reduce();
+      case 4:
+        return transpose();
+      case 5:
+        return permute();
+      case 6:
+        return expand();
+      case 7:
+        return slice();
+      case 8:
+        return select();
+      case 9:
+        return as_strided();
+      case 10:
+        return reshape();
+      case 11:
+        return index_select();
+      case 12:
+        return gather();
+      case 13:
+        return matmul();
+      case 14:
+        return cast();
+      case 15:
+        return masked_fill();
+      default:
+        return keep(fresh(pick_dtype()));
     }
   }
 
@@ -397,27 +477,56 @@ class Fuzzer {
     Vals want{a.shape, a.v, keeps_dtype ? a.dtype : (is_float(a.dtype) ? a.dtype : kFloat)};
     for (double& v : want.v) {
       switch (which) {
-        case 0: v = -v; break;
-        case 1: v = std::fabs(v); break;
-        case 2: v = std::isnan(v) ? v : std::max(v, 0.0); break;
-        case 3: v = std::exp(v); break;
-        case 4: v = 1 / (1 + std::exp(-v)); break;
-        case 5: v = std::sqrt(v); break;
-        default: v = std::tanh(v); break;
+        case 0:
+          v = -v;
+          break;
+        case 1:
+          v = std::fabs(v);
+          break;
+        case 2:
+          v = std::isnan(v) ? v : std::max(v, 0.0);
+          break;
+        case 3:
+          v = std::exp(v);
+          break;
+        case 4:
+          v = 1 / (1 + std::exp(-v));
+          break;
+        case 5:
+          v = std::sqrt(v);
+          break;
+        default:
+          v = std::tanh(v);
+          break;
       }
     }
     if (!representable(want)) return;
     Tensor out;
     switch (which) {
-      case 0: out = x.neg(); break;
-      case 1: out = x.abs(); break;
-      case 2: out = x.relu(); break;
-      case 3: out = x.exp(); break;
-      case 4: out = x.sigmoid(); break;
-      case 5: out = x.sqrt(); break;
-      default: out = x.tanh(); break;
+      case 0:
+        out = x.neg();
+        break;
+      case 1:
+        out = x.abs();
+        break;
+      case 2:
+        out = x.relu();
+        break;
+      case 3:
+        out = x.exp();
+        break;
+      case 4:
+        out = x.sigmoid();
+        break;
+      case 5:
+        out = x.sqrt();
+        break;
+      default:
+        out = x.tanh();
+        break;
     }
-    check(kNames[which], out, want, {}, keeps_dtype ? 0 : 8);  // exp and tanh may be vectorized approximations
+    check(kNames[which], out, want, {},
+          keeps_dtype ? 0 : 8);  // exp and tanh may be vectorized approximations
     keep(out);
   }
 
@@ -430,29 +539,40 @@ class Fuzzer {
     Shape shape;
     auto run = [&] {
       switch (which) {
-        case 0: return x + y;
-        case 1: return x - y;
-        case 2: return x * y;
-        case 3: return x / y;
-        default: return x.maximum(y);
+        case 0:
+          return x + y;
+        case 1:
+          return x - y;
+        case 2:
+          return x * y;
+        case 3:
+          return x / y;
+        default:
+          return x.maximum(y);
       }
     };
     if (!broadcast(a.shape, b.shape, shape)) return expect_error(kNames[which], run);
     ScalarType dt = result_type(a, b);
     if (which == 3 && !is_float(dt)) dt = kFloat;  // true division
-    if (which == 1 && dt == kBool) return;          // PyTorch rejects bool subtraction
+    if (which == 1 && dt == kBool) return;         // PyTorch rejects bool subtraction
     Vals want{shape, {}, dt};
     for_each_index(shape, [&](int64_t, const Shape& idx) {
-      double p = to_dtype(a.v[broadcast_index(a.shape, idx)], dt), q = to_dtype(b.v[broadcast_index(b.shape, idx)], dt);
-      double r = which == 0 ? p + q : which == 1 ? p - q : which == 2 ? p * q : which == 3 ? p / q
-               : (std::isnan(p) || std::isnan(q)) ? NAN : std::max(p, q);
+      double p = to_dtype(a.v[broadcast_index(a.shape, idx)], dt),
+             q = to_dtype(b.v[broadcast_index(b.shape, idx)], dt);
+      double r = which == 0                         ? p + q
+                 : which == 1                       ? p - q
+                 : which == 2                       ? p * q
+                 : which == 3                       ? p / q
+                 : (std::isnan(p) || std::isnan(q)) ? NAN
+                                                    : std::max(p, q);
       want.v.push_back(r);
     });
     if (!representable(want)) return;
     // One rounding of each operand into the result's dtype, one of the result.
     std::vector<double> mag(want.v.size());
     for_each_index(shape, [&](int64_t i, const Shape& idx) {
-      double p = std::fabs(a.v[broadcast_index(a.shape, idx)]), q = std::fabs(b.v[broadcast_index(b.shape, idx)]);
+      double p = std::fabs(a.v[broadcast_index(a.shape, idx)]),
+             q = std::fabs(b.v[broadcast_index(b.shape, idx)]);
       mag[i] = which == 2 || which == 3 ? std::fabs(want.v[i]) : std::max(p, q);
     });
     Tensor out = run();
@@ -470,7 +590,9 @@ class Fuzzer {
     bool keepdim = in_.ConsumeBool();
     int which = in_.ConsumeIntegralInRange(0, 2);
     static const char* kNames[] = {"sum", "mean", "amax"};
-    auto run = [&] { return which == 0 ? x.sum(dims, keepdim) : which == 1 ? x.mean(dims, keepdim) : x.amax(dims, keepdim); };
+    auto run = [&] {
+      return which == 0 ? x.sum(dims, keepdim) : which == 1 ? x.mean(dims, keepdim) : x.amax(dims, keepdim);
+    };
     std::vector<bool> reduced(static_cast<size_t>(rank), dims.empty());
     for (int64_t d : dims) {
       if (!wrap_dim(d, rank)) return expect_error(kNames[which], run);
@@ -491,7 +613,8 @@ class Fuzzer {
       return expect_error("amax over an empty dim", run);
     if (which == 2 && a.v.empty() && rank == 0) return;
     ScalarType dt = which == 0 && !is_float(a.dtype) ? kLong : a.dtype;
-    Vals want{keepdim ? kept : out_shape, std::vector<double>(static_cast<size_t>(numel_of(kept)), which == 2 ? -INFINITY : 0.0), dt};
+    Vals want{keepdim ? kept : out_shape,
+              std::vector<double>(static_cast<size_t>(numel_of(kept)), which == 2 ? -INFINITY : 0.0), dt};
     std::vector<double> mag(want.v.size(), 0.0);
     for_each_index(a.shape, [&](int64_t i, const Shape& idx) {
       Shape o = idx;
@@ -506,7 +629,8 @@ class Fuzzer {
       mag[f] += std::fabs(v);
     });
     if (which == 1)
-      for (size_t i = 0; i < want.v.size(); ++i) want.v[i] /= static_cast<double>(count), mag[i] /= static_cast<double>(count);
+      for (size_t i = 0; i < want.v.size(); ++i)
+        want.v[i] /= static_cast<double>(count), mag[i] /= static_cast<double>(count);
     if (which == 2 && count == 0) return;  // amax of a 0-dim empty: nothing to check
     if (!representable(want)) return;
     // A float sum may round at every addition (ember's order is not the reference's).
@@ -525,7 +649,8 @@ class Fuzzer {
     const Tensor& x = pick();
     int64_t d0 = any_dim(x), d1 = any_dim(x), rank = x.dim();
     int64_t w0 = d0, w1 = d1;
-    if (!wrap_dim(w0, rank) || !wrap_dim(w1, rank)) return expect_error("transpose", [&] { x.transpose(d0, d1); });
+    if (!wrap_dim(w0, rank) || !wrap_dim(w1, rank))
+      return expect_error("transpose", [&] { x.transpose(d0, d1); });
     Vals a = read(x);
     if (rank == 0) return view_result("transpose", x.transpose(d0, d1), a);
     Shape shape = a.shape;
@@ -545,7 +670,8 @@ class Fuzzer {
     int64_t rank = x.dim();
     Shape perm(static_cast<size_t>(rank));
     for (int64_t i = 0; i < rank; ++i) perm[i] = i;
-    for (int64_t i = rank - 1; i > 0; --i) std::swap(perm[i], perm[in_.ConsumeIntegralInRange<int64_t>(0, i)]);
+    for (int64_t i = rank - 1; i > 0; --i)
+      std::swap(perm[i], perm[in_.ConsumeIntegralInRange<int64_t>(0, i)]);
     if (rank > 0 && in_.ConsumeIntegralInRange(0, 7) == 0) {  // sometimes an invalid permutation
       perm[0] = perm[rank - 1] == perm[0] ? rank : perm[rank - 1];
       if (rank == 1) perm[0] = 1;
@@ -585,7 +711,8 @@ class Fuzzer {
       if (shape[i] == -1) shape[i] = a.shape[i - lead];
     if (numel_of(shape) > kMaxNumel) return;
     Vals want{shape, {}, a.dtype};
-    for_each_index(shape, [&](int64_t, const Shape& idx) { want.v.push_back(a.v[broadcast_index(a.shape, idx)]); });
+    for_each_index(shape,
+                   [&](int64_t, const Shape& idx) { want.v.push_back(a.v[broadcast_index(a.shape, idx)]); });
     view_result("expand", x.expand(size), want);
   }
 
@@ -705,11 +832,17 @@ class Fuzzer {
       // Past the end must be refused; a negative index PyTorch refuses too, ember may wrap it.
       for (double v : ix.v)
         if (v >= n) return expect_error("index_select index out of range", run);
-      try { run(); } catch (const Error&) {}
+      try {
+        run();
+      } catch (const Error&) {
+      }
       return;
     }
     if (rank == 0) {  // a 0-dim self: only "no crash" is checked
-      try { run(); } catch (const Error&) {}
+      try {
+        run();
+      } catch (const Error&) {
+      }
       return;
     }
     Vals a = read(x);
@@ -744,7 +877,10 @@ class Fuzzer {
     Tensor index = make(ix);
     auto run = [&] { return x.gather(dim, index); };
     if (numel_of(ishape) == 0) {  // nothing gathered: only the shape rule can fail
-      try { run(); } catch (const Error&) {}
+      try {
+        run();
+      } catch (const Error&) {
+      }
       return;
     }
     if (!valid || !in_range) return expect_error("gather", run);
@@ -767,8 +903,9 @@ class Fuzzer {
     Shape bshape;
     int brank = in_.ConsumeIntegralInRange(1, 3);
     if (brank == 3)  // a batch dim: a's own (broadcasts) or any size (may not)
-      bshape.push_back(a.shape.size() > 2 && in_.ConsumeBool() ? a.shape[a.shape.size() - 3]
-                                                              : in_.ConsumeIntegralInRange<int64_t>(0, kMaxSize));
+      bshape.push_back(a.shape.size() > 2 && in_.ConsumeBool()
+                           ? a.shape[a.shape.size() - 3]
+                           : in_.ConsumeIntegralInRange<int64_t>(0, kMaxSize));
     bshape.push_back(in_.ConsumeIntegralInRange(0, 7) == 0 ? k + 1 : k);  // sometimes mismatched
     if (brank >= 2) bshape.push_back(in_.ConsumeIntegralInRange(0, kMaxSize));
     Tensor y = fresh(x.dtype(), &bshape);
@@ -776,7 +913,10 @@ class Fuzzer {
     auto run = [&] { return x.matmul(y); };
     if (b.shape[b.shape.size() == 1 ? 0 : b.shape.size() - 2] != k) return expect_error("matmul shapes", run);
     if (a.dtype == kBool) {  // not a matmul dtype in PyTorch: only "no crash" is checked
-      try { run(); } catch (const Error&) {}
+      try {
+        run();
+      } catch (const Error&) {
+      }
       return;
     }
     // As 3-D: a (batch.., n, k), b (batch.., k, m).

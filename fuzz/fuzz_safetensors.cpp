@@ -21,7 +21,8 @@ void check_same(const ember::OrderedDict<std::string, ember::Tensor>& a,
   for (size_t i = 0; i < a.size(); ++i) {
     const ember::Tensor &x = a[i].value(), &y = b[i].value();
     if (a[i].key() != b[i].key()) finding("round trip changed a name or the order");
-    if (x.dtype() != y.dtype() || !x.sizes().equals(y.sizes())) finding("round trip changed a dtype or shape");
+    if (x.dtype() != y.dtype() || !x.sizes().equals(y.sizes()))
+      finding("round trip changed a dtype or shape");
     if (!x.is_contiguous() || !y.is_contiguous()) finding("a loaded tensor is not contiguous");
     if (x.nbytes() != 0 && std::memcmp(x.data_ptr(), y.data_ptr(), x.nbytes()) != 0)
       finding("round trip changed the data");
@@ -42,7 +43,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<uint8_t> again = ember::serialize_safetensors(loaded, meta);
   try {
     check_same(loaded, ember::deserialize_safetensors(again, "round trip"));
-    if (ember::deserialize_safetensors_metadata(again, "round trip") != meta) finding("round trip changed metadata");
+    if (ember::deserialize_safetensors_metadata(again, "round trip") != meta)
+      finding("round trip changed metadata");
   } catch (const ember::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());
     finding("ember's own output of an accepted file was rejected");

@@ -1,9 +1,10 @@
 // fuzz_state_dict: arbitrary safetensors bytes loaded into a small fixed model (Linear(3, 4)
 // then BatchNorm1d(4): weights, biases, running statistics and the int64 num_batches_tracked)
 // through the public load paths: ember::load(model, path) (strict or not), load_checkpoint
-// (model + SGD optimizer + RNG, with or without a StepLR scheduler) and load_checkpoint_model. The bytes go to an in-memory file
-// (memfd), so the file reader runs as it does for a real file. Rejection with ember::Error is
-// fine; what loads must hold the file's values, and a rejected checkpoint must change nothing.
+// (model + SGD optimizer + RNG, with or without a StepLR scheduler) and load_checkpoint_model. The bytes go
+// to an in-memory file (memfd), so the file reader runs as it does for a real file. Rejection with
+// ember::Error is fine; what loads must hold the file's values, and a rejected checkpoint must change
+// nothing.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -123,7 +124,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         try {
           optim::load_checkpoint_model(t.path, *t.model, /*strict=*/false);
         } catch (const Error&) {
-          if (!same_dict(t.initial, t.model->state_dict())) finding("a rejected load_checkpoint_model changed the model");
+          if (!same_dict(t.initial, t.model->state_dict()))
+            finding("a rejected load_checkpoint_model changed the model");
           return 0;
         }
         check_loaded(*t.model, file, "model.");

@@ -228,7 +228,6 @@ void load_all_or_nothing(std::vector<Restorable>& objects) {
   }
 }
 
-
 CheckpointInfo load_all(const std::string& path, nn::Module& model, Optimizer& optimizer,
                         const SchedulerRef& scheduler, amp::GradScaler* scaler) {
   // Read and check the whole file first, so a bad file changes nothing.
@@ -245,13 +244,14 @@ CheckpointInfo load_all(const std::string& path, nn::Module& model, Optimizer& o
   // scheduler built differently) rolls back the ones restored before it.
   check_model_state(model, parts.model, /*strict=*/true);
   std::vector<Restorable> objects;
-  objects.push_back({[&](const Dict& d) { optimizer.load_state_dict(d); }, optimizer.state_dict(), &parts.optimizer});
+  objects.push_back(
+      {[&](const Dict& d) { optimizer.load_state_dict(d); }, optimizer.state_dict(), &parts.optimizer});
   if (scheduler)
-    objects.push_back({[&](const Dict& d) { scheduler.load_state_dict(d); }, deep_copy(scheduler.state_dict()),
-                       &parts.scheduler});
+    objects.push_back({[&](const Dict& d) { scheduler.load_state_dict(d); },
+                       deep_copy(scheduler.state_dict()), &parts.scheduler});
   if (scaler)
-    objects.push_back({[&](const Dict& d) { scaler->load_state_dict(d); }, deep_copy(scaler->state_dict()),
-                       &parts.scaler});
+    objects.push_back(
+        {[&](const Dict& d) { scaler->load_state_dict(d); }, deep_copy(scaler->state_dict()), &parts.scaler});
   Dict rng_in, rng_before;
   rng_in.insert(kRng, parts.rng);
   rng_before.insert(kRng, rng_state_tensor());

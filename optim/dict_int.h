@@ -13,10 +13,11 @@
 namespace ember::optim::detail {
 
 /// dict[key] as an int64; an error naming the key when it is not a whole number in range.
-inline int64_t dict_int(const OrderedDict<std::string, Tensor>& dict, const std::string& key, const char* what) {
+inline int64_t dict_int(const OrderedDict<std::string, Tensor>& dict, const std::string& key,
+                        const char* what) {
   const double v = dict_value(dict, key, what);
-  EMBER_CHECK(std::isfinite(v) && v == std::trunc(v) && v >= -0x1p63 && v < 0x1p63, "expected a whole number for '",
-              key, "' in ", what, ", got ", v);
+  EMBER_CHECK(std::isfinite(v) && v == std::trunc(v) && v >= -0x1p63 && v < 0x1p63,
+              "expected a whole number for '", key, "' in ", what, ", got ", v);
   return static_cast<int64_t>(v);
 }
 

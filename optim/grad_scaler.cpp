@@ -305,8 +305,10 @@ void GradScaler::load_state_dict(const Dict& state_dict) {
   const double scale = value("scale");
   const double growth_factor = value("growth_factor");
   const double backoff_factor = value("backoff_factor");
-  const int64_t growth_interval = optim::detail::dict_int(state_dict, "growth_interval", "GradScaler state_dict");
-  const int64_t growth_tracker = optim::detail::dict_int(state_dict, "_growth_tracker", "GradScaler state_dict");
+  const int64_t growth_interval =
+      optim::detail::dict_int(state_dict, "growth_interval", "GradScaler state_dict");
+  const int64_t growth_tracker =
+      optim::detail::dict_int(state_dict, "_growth_tracker", "GradScaler state_dict");
   init_scale_ = scale;
   if (scale_.defined()) scale_.fill_(scale);
   growth_factor_ = growth_factor;

@@ -55,9 +55,12 @@ void copy(const Tensor& dst, const Tensor& src) {
     visit_dtype(s.dtype(), [&]<typename S>() {
       cpu_map<D, S>(iter, [](S v) {
         using M = opmath_t<S>;
-        if constexpr (std::is_same_v<D, bool>) return static_cast<bool>(static_cast<M>(v) != 0);
-        else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<M>) return float_to_int<D>(static_cast<M>(v));
-        else return static_cast<D>(static_cast<M>(v));
+        if constexpr (std::is_same_v<D, bool>)
+          return static_cast<bool>(static_cast<M>(v) != 0);
+        else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<M>)
+          return float_to_int<D>(static_cast<M>(v));
+        else
+          return static_cast<D>(static_cast<M>(v));
       });
     });
   });

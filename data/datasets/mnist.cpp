@@ -97,8 +97,8 @@ uint32_t big_endian_u32(const uint8_t* p) {
 }
 
 /// The header's magic and count; `words` is the header's length in 32-bit words.
-detail::IdxHeader parse_header(const uint8_t* data, size_t size, size_t words, uint32_t magic, const char* what,
-                               const std::string& name) {
+detail::IdxHeader parse_header(const uint8_t* data, size_t size, size_t words, uint32_t magic,
+                               const char* what, const std::string& name) {
   EMBER_CHECK(size >= words * 4, name, ": truncated: expected a ", words * 4, "-byte IDX header, got ", size,
               " bytes");
   uint32_t got = big_endian_u32(data);
@@ -109,7 +109,8 @@ detail::IdxHeader parse_header(const uint8_t* data, size_t size, size_t words, u
 }
 
 /// The data bytes must be all there; any beyond them are not read (see mnist.h).
-void check_data_size(const detail::IdxHeader& h, size_t data_size, const char* what, const std::string& name) {
+void check_data_size(const detail::IdxHeader& h, size_t data_size, const char* what,
+                     const std::string& name) {
   EMBER_CHECK(data_size >= h.data_bytes, name, ": truncated: expected ", h.data_bytes, " bytes of ", what,
               " data, got ", data_size);
 }
@@ -122,8 +123,8 @@ IdxHeader parse_idx_image_header(const uint8_t* data, size_t size, const std::st
   IdxHeader h = parse_header(data, size, 4, kImageMagic, "images", name);
   h.rows = big_endian_u32(data + 8);
   h.cols = big_endian_u32(data + 12);
-  EMBER_CHECK(h.rows == kRows && h.cols == kCols, name, ": expected ", kRows, "x", kCols, " images, got ", h.rows,
-              "x", h.cols);
+  EMBER_CHECK(h.rows == kRows && h.cols == kCols, name, ": expected ", kRows, "x", kCols, " images, got ",
+              h.rows, "x", h.cols);
   // count < 2^32 and rows * cols = 784: cannot overflow 64 bits, checked all the same so a
   // future change of the image size stays safe.
   EMBER_CHECK(!__builtin_mul_overflow(uint64_t{h.count}, uint64_t{h.rows} * h.cols, &h.data_bytes), name,
@@ -154,8 +155,8 @@ Tensor decode_idx_labels(const IdxHeader& h, const uint8_t* data, size_t data_si
   Tensor labels = empty({int64_t{h.count}}, kLong);
   int64_t* p = labels.data_ptr<int64_t>();
   for (uint32_t i = 0; i < h.count; ++i) {
-    EMBER_CHECK(data[i] < num_classes, name, ": label ", int{data[i]}, " at index ", i, " is out of range [0, ",
-                num_classes, ")");
+    EMBER_CHECK(data[i] < num_classes, name, ": label ", int{data[i]}, " at index ", i,
+                " is out of range [0, ", num_classes, ")");
     p[i] = data[i];
   }
   return labels;

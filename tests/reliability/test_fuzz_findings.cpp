@@ -46,9 +46,13 @@ TEST_CASE("test_fuzz_findings: as_strided checks every stride, the offset and th
   check_error([&] { base.as_strided({2}, {1}, -1); }, "invalid storage offset -1");
   check_error([&] { base.as_strided({0}, {1}, -3); }, "invalid storage offset -3");
   // (2^62 + 1) * 2 elements past the start: wraps around int64 unchecked.
-  check_error([&] { base.as_strided({3}, {int64_t{1} << 62}); }, "need more storage than an int64 byte count");
-  check_error([&] { base.as_strided({2, 2}, {std::numeric_limits<int64_t>::max(), 1}); },
+  check_error([&] { base.as_strided({3}, {int64_t{1} << 62}); },
               "need more storage than an int64 byte count");
+  check_error(
+      [&] {
+        base.as_strided({2, 2}, {std::numeric_limits<int64_t>::max(), 1});
+      },
+      "need more storage than an int64 byte count");
   // What stays valid: an empty view (no storage needed) and one that ends at the last element:
   CHECK(base.as_strided({0, 5}, {100, 100}, 50).numel() == 0);
   CHECK(base.as_strided({2, 2}, {4, 3}, 0).sizes().vec() == std::vector<int64_t>{2, 2});  // 0 + 4 + 3 = 7
@@ -64,9 +68,11 @@ TEST_CASE("test_fuzz_findings: float to integer casts of NaN, infinities and out
   CHECK(values_of<int32_t>(doubles({3e9, -3e9, nan, 2147483647.0, -2147483648.0, -2147483648.9}).to(kInt)) ==
         std::vector<int32_t>{kMin32, kMin32, kMin32, 2147483647, kMin32, kMin32});
   // The 8- and 16-bit types keep the low bits of the int32 result.
-  CHECK(values_of<uint8_t>(doubles({300, -1, 1e10, nan, 255.9}).to(kByte)) == std::vector<uint8_t>{44, 255, 0, 0, 255});
+  CHECK(values_of<uint8_t>(doubles({300, -1, 1e10, nan, 255.9}).to(kByte)) ==
+        std::vector<uint8_t>{44, 255, 0, 0, 255});
   CHECK(values_of<int8_t>(doubles({200, -129, 1e10}).to(kChar)) == std::vector<int8_t>{-56, 127, 0});
-  CHECK(values_of<int16_t>(doubles({40000, -32769, inf}).to(kShort)) == std::vector<int16_t>{-25536, 32767, 0});
+  CHECK(values_of<int16_t>(doubles({40000, -32769, inf}).to(kShort)) ==
+        std::vector<int16_t>{-25536, 32767, 0});
   // float32 and float16 sources take the same path (float16 computes in float).
   CHECK(values_of<int32_t>(doubles({3e9, nan}).to(kFloat).to(kInt)) == std::vector<int32_t>{kMin32, kMin32});
   CHECK(values_of<int64_t>(doubles({inf, 65504}).to(kHalf).to(kLong)) == std::vector<int64_t>{kMin64, 65504});
@@ -92,7 +98,8 @@ TEST_CASE("test_fuzz_findings: integer entries of scheduler and scaler state dic
   for (double bad : {std::nan(""), std::numeric_limits<double>::infinity(), 1e300, 2.5}) {
     Dict d = good;
     d["last_epoch"] = scalar_tensor(bad, kDouble);
-    check_error([&] { step.load_state_dict(d); }, "expected a whole number for 'last_epoch' in scheduler state dict");
+    check_error([&] { step.load_state_dict(d); },
+                "expected a whole number for 'last_epoch' in scheduler state dict");
     d = good;
     d["_step_count"] = scalar_tensor(bad, kDouble);
     check_error([&] { step.load_state_dict(d); }, "'_step_count'");
@@ -112,6 +119,7 @@ TEST_CASE("test_fuzz_findings: integer entries of scheduler and scaler state dic
   Dict g = scaler.state_dict();
   REQUIRE(g.contains("growth_interval"));
   g["growth_interval"] = scalar_tensor(-INFINITY, kDouble);
-  check_error([&] { scaler.load_state_dict(g); }, "expected a whole number for 'growth_interval' in GradScaler state_dict");
+  check_error([&] { scaler.load_state_dict(g); },
+              "expected a whole number for 'growth_interval' in GradScaler state_dict");
   CHECK(scaler.get_growth_interval() == 2000);
 }

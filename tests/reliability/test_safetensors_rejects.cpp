@@ -58,8 +58,9 @@ TEST_CASE("test_safetensors_rejects: the base file is valid (each case below bre
 
 TEST_CASE("test_safetensors_rejects: HeaderTooSmall: fewer than 8 bytes") {
   for (size_t n = 0; n < 8; ++n)
-    check_rejected(Bytes(n, 0), "HeaderTooSmall",
-                   "file is " + std::to_string(n) + " bytes; a safetensors file starts with an 8-byte header length");
+    check_rejected(
+        Bytes(n, 0), "HeaderTooSmall",
+        "file is " + std::to_string(n) + " bytes; a safetensors file starts with an 8-byte header length");
 }
 
 TEST_CASE("test_safetensors_rejects: HeaderTooLarge: a header length over 100,000,000") {
@@ -67,11 +68,13 @@ TEST_CASE("test_safetensors_rejects: HeaderTooLarge: a header length over 100,00
                  "header length 100000001 is larger than the limit of 100000000 bytes");
   check_rejected(file_of(UINT64_MAX, "{}"), "HeaderTooLarge", "header length 18446744073709551615");
   // At the limit the length is allowed, and this file is then too short for it.
-  check_rejected(file_of(100000000, "{}"), "InvalidHeaderLength", "header length 100000000 is larger than the file");
+  check_rejected(file_of(100000000, "{}"), "InvalidHeaderLength",
+                 "header length 100000000 is larger than the file");
 }
 
 TEST_CASE("test_safetensors_rejects: InvalidHeaderLength: a header past the end of the file") {
-  check_rejected(file_of(3, "{}"), "InvalidHeaderLength", "header length 3 is larger than the file (10 bytes)");
+  check_rejected(file_of(3, "{}"), "InvalidHeaderLength",
+                 "header length 3 is larger than the file (10 bytes)");
   check_rejected(file_of(1, "{"), "InvalidHeaderLength", "header length 1 is too small for a JSON object");
   check_rejected(file_of(0, ""), "InvalidHeaderLength", "header length 0 is too small");
 }
@@ -79,17 +82,14 @@ TEST_CASE("test_safetensors_rejects: InvalidHeaderLength: a header past the end 
 TEST_CASE("test_safetensors_rejects: InvalidHeader: a header that is not UTF-8") {
   // Each byte string is invalid UTF-8 (RFC 3629), placed inside a metadata string.
   const std::vector<std::pair<std::string, const char*>> bad = {
-      {"\xff", "a byte that never starts a sequence"},
-      {"\xc0\xaf", "an overlong '/'"},
-      {"\xe0\x80\xaf", "an overlong 3-byte form"},
-      {"\xed\xa0\x80", "a UTF-16 surrogate (U+D800)"},
-      {"\xf4\x90\x80\x80", "a code point above U+10FFFF"},
-      {"\xc3", "a 2-byte sequence cut short"},
-      {"\xe2\x82", "a 3-byte sequence cut short"},
-      {"\x80", "a lone continuation byte"},
+      {"\xff", "a byte that never starts a sequence"},     {"\xc0\xaf", "an overlong '/'"},
+      {"\xe0\x80\xaf", "an overlong 3-byte form"},         {"\xed\xa0\x80", "a UTF-16 surrogate (U+D800)"},
+      {"\xf4\x90\x80\x80", "a code point above U+10FFFF"}, {"\xc3", "a 2-byte sequence cut short"},
+      {"\xe2\x82", "a 3-byte sequence cut short"},         {"\x80", "a lone continuation byte"},
   };
   for (const auto& item : bad) {
-    const std::string& bytes = item.first;  // (no structured binding: INFO captures it, which Clang 14 cannot)
+    const std::string& bytes =
+        item.first;  // (no structured binding: INFO captures it, which Clang 14 cannot)
     INFO(item.second);
     std::string header = "{\"__metadata__\":{\"k\":\"a" + bytes + "\"}}";
     size_t at = header.find(bytes);
@@ -98,17 +98,20 @@ TEST_CASE("test_safetensors_rejects: InvalidHeader: a header that is not UTF-8")
   }
   // Valid multi-byte UTF-8 (2, 3 and 4 bytes) passes: a tensor named "wé€😀".
   std::string name = "w\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
-  OrderedDict<std::string, Tensor> d = deserialize_safetensors(file_of("{" + entry(name, "F32", "2", 0, 8) + "}", 8));
+  OrderedDict<std::string, Tensor> d =
+      deserialize_safetensors(file_of("{" + entry(name, "F32", "2", 0, 8) + "}", 8));
   CHECK(d.contains(name));
 }
 
 TEST_CASE("test_safetensors_rejects: InvalidHeaderStart and InvalidHeaderDeserialization: not JSON") {
   check_rejected(file_of("[1]"), "InvalidHeaderStart", "the header must be a JSON object at byte 0");
   check_rejected(file_of("  xy"), "InvalidHeaderStart", "the header must be a JSON object at byte 2");
-  check_rejected(file_of("{\"w\"}"), "InvalidHeaderDeserialization", "invalid JSON header: expected ':' at byte 4");
+  check_rejected(file_of("{\"w\"}"), "InvalidHeaderDeserialization",
+                 "invalid JSON header: expected ':' at byte 4");
   check_rejected(file_of("{\"w\":{}"), "InvalidHeaderDeserialization", "invalid JSON header: expected '}'");
   check_rejected(file_of("{\"w\":1.5}"), "InvalidHeaderDeserialization", "numbers must be integers");
-  check_rejected(file_of("{\"w\":{}} {}"), "InvalidHeaderDeserialization", "unexpected text after the JSON object");
+  check_rejected(file_of("{\"w\":{}} {}"), "InvalidHeaderDeserialization",
+                 "unexpected text after the JSON object");
 }
 
 TEST_CASE("test_safetensors_rejects: InvalidHeaderDeserialization: unknown dtype") {
@@ -119,8 +122,8 @@ TEST_CASE("test_safetensors_rejects: InvalidHeaderDeserialization: unknown dtype
 }
 
 TEST_CASE("test_safetensors_rejects: InvalidHeaderDeserialization: duplicate names") {
-  check_rejected(file_of("{" + kW + "," + entry("w", "F32", "2", 8, 16) + "}", 16), "InvalidHeaderDeserialization",
-                 "duplicate key 'w'");
+  check_rejected(file_of("{" + kW + "," + entry("w", "F32", "2", 8, 16) + "}", 16),
+                 "InvalidHeaderDeserialization", "duplicate key 'w'");
   // Equal after escape decoding: "w" and "\u0077" name the same tensor.
   check_rejected(file_of("{" + kW + "," + entry("\\u0077", "F32", "2", 8, 16) + "}", 16),
                  "InvalidHeaderDeserialization", "duplicate key 'w'");
@@ -151,7 +154,8 @@ TEST_CASE("test_safetensors_rejects: InvalidOffset: gaps, overlaps and offsets o
   check_rejected(file_of("{" + entry("w", "F32", "0", 8, 0) + "}", 8), "InvalidOffset",
                  "tensor 'w' has data_offsets [8, 0] with begin > end");
   // Header order need not be data order (the format's JSON object is unordered): valid.
-  CHECK(deserialize_safetensors(file_of("{" + entry("v", "F32", "1", 8, 12) + "," + kW + "}", 12)).size() == 2);
+  CHECK(deserialize_safetensors(file_of("{" + entry("v", "F32", "1", 8, 12) + "," + kW + "}", 12)).size() ==
+        2);
 }
 
 TEST_CASE("test_safetensors_rejects: TensorInvalidInfo: byte size not matching the shape") {
@@ -179,11 +183,13 @@ TEST_CASE("test_safetensors_rejects: MetadataIncompleteBuffer: data missing or t
                  "data_offsets [0, 8] of tensor 'w' are out of range: the data buffer has 7 bytes");
   check_rejected(file_of("{" + kW + "}", 9), "MetadataIncompleteBuffer",
                  "the data buffer has 9 bytes but the tensors cover 8 (trailing bytes after the data)");
-  check_rejected(file_of("{}", 1), "MetadataIncompleteBuffer", "the data buffer has 1 bytes but the tensors cover 0");
+  check_rejected(file_of("{}", 1), "MetadataIncompleteBuffer",
+                 "the data buffer has 1 bytes but the tensors cover 0");
 }
 
 TEST_CASE("test_safetensors_rejects: every truncation of a valid file is rejected, never a crash") {
-  Bytes whole = file_of("{\"__metadata__\":{\"k\":\"v\"}," + kW + "," + entry("b", "BOOL", "2", 8, 10) + "}", 10);
+  Bytes whole =
+      file_of("{\"__metadata__\":{\"k\":\"v\"}," + kW + "," + entry("b", "BOOL", "2", 8, 10) + "}", 10);
   REQUIRE(deserialize_safetensors(whole).size() == 2);
   for (size_t n = 0; n < whole.size(); ++n) {
     INFO("prefix of " << n << " bytes");
