@@ -3,6 +3,9 @@
 // (padded with spaces), then the data buffer the tensors tile exactly. The JSON reader below
 // accepts exactly what safetensors writes (objects, arrays, strings, integers) and nothing
 // else; every offset, shape and dtype is validated before any tensor memory is touched.
+// Errors name the file and the class of fault with the Rust `safetensors` crate's
+// SafeTensorError variant names (HeaderTooSmall, InvalidOffset, ...), so a message can be
+// matched to the reference implementation's behaviour.
 #include "ember/core/serialize.h"
 
 #include <fcntl.h>
@@ -29,10 +32,44 @@ namespace {
 
 constexpr uint64_t kMaxHeaderBytes = 100u * 1000u * 1000u;  // safetensors' own limit
 constexpr int kMaxJsonDepth = 8;                            // the format needs 3 (file, entry, shape/offsets)
+// The longest JSON array accepted: shapes (and the 2 data_offsets) are the format's only
+// arrays, so a crafted header of "[0,0,0,..." cannot allocate ~50 bytes per 2 header bytes.
+constexpr size_t kMaxJsonArray = 1024;
 
 [[noreturn]] void bad_file(const std::string& name, const std::string& what) {
   detail::throw_error(detail::str_cat("safetensors file '", name, "': ", what));
 }
+/// As above, prefixed with the fault's class (the Rust crate's SafeTensorError variant).
+[[noreturn]] void bad_file(const std::string& name, const char* kind, const std::string& what) {
+  bad_file(name, detail::str_cat(kind, ": ", what));
+}
+
+/// The byte offset of the first invalid UTF-8 sequence in [p, p + n), or n when there is
+/// none. Strict RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF.
+size_t invalid_utf8_at(const uint8_t* p, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    uint8_t c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (len == 0 || n - i < len) return i;
+    // The second byte's range excludes overlong forms (E0, F0), surrogates (ED) and > U+10FFFF (F4).
+    uint8_t lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+    uint8_t hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+    if (p[i + 1] < lo || p[i + 1] > hi) return i;
+    for (size_t k = 2; k < len; ++k)
+      if ((p[i + k] & 0xC0) != 0x80) return i;
+    i += len;
+  }
+  return n;
+}
+
+// A malformed header (bad JSON, or JSON that is not a safetensors header), as the Rust crate's
+// serde step reports it.
+constexpr const char* kDeser = "InvalidHeaderDeserialization";
 
 // ---- a minimal JSON reader -----------------------------------------------------------
 
@@ -41,7 +78,14 @@ struct Json {
   std::string str;
   int64_t num = 0;
   std::vector<Json> arr;
-  std::vector<std::pair<std::string, Json>> obj;  // in text order; duplicates are rejected
+  struct Member;
+  std::vector<Member> obj;  // in text order; duplicates are rejected
+};
+// A separate struct, not std::pair<std::string, Json>: a pair may not hold the still
+// incomplete Json (Clang with libstdc++ refuses it); a vector of an incomplete type may.
+struct Json::Member {
+  std::string key;
+  Json value;
 };
 
 class JsonReader {
@@ -51,7 +95,10 @@ class JsonReader {
 
   Json parse_document() {
     skip_space();
-    if (peek() != '{') fail("the header must be a JSON object");
+    if (peek() != '{')
+      bad_file(
+          name_, "InvalidHeaderStart",
+          detail::str_cat("invalid JSON header: the header must be a JSON object at byte ", p_ - begin_));
     Json v = parse_value(0);
     skip_space();
     if (p_ != end_) fail("unexpected text after the JSON object");
@@ -60,7 +107,7 @@ class JsonReader {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    bad_file(name_, detail::str_cat("invalid JSON header: ", what, " at byte ", p_ - begin_));
+    bad_file(name_, kDeser, detail::str_cat("invalid JSON header: ", what, " at byte ", p_ - begin_));
   }
   char peek() const { return p_ < end_ ? *p_ : '\0'; }
   void skip_space() {
@@ -106,7 +153,7 @@ class JsonReader {
       std::string key = parse_string();
       if (!seen.insert(key).second) fail(detail::str_cat("duplicate key '", key, "'"));
       expect(':');
-      v.obj.emplace_back(std::move(key), parse_value(depth + 1));
+      v.obj.push_back(Json::Member{std::move(key), parse_value(depth + 1)});
       skip_space();
       if (peek() == ',') {
         ++p_;
@@ -122,6 +169,8 @@ class JsonReader {
     skip_space();
     if (peek() == ']') return void(++p_);
     while (true) {
+      if (v.arr.size() == kMaxJsonArray)
+        fail(detail::str_cat("an array longer than ", kMaxJsonArray, " entries"));
       v.arr.push_back(parse_value(depth + 1));
       skip_space();
       if (peek() == ',') {
@@ -302,19 +351,20 @@ struct Header {
 
 const Json* field(const Json& obj, const char* key) {
   for (const auto& kv : obj.obj)
-    if (kv.first == key) return &kv.second;
+    if (kv.key == key) return &kv.value;
   return nullptr;
 }
 
 std::vector<int64_t> int_list(const Json* v, const std::string& file, const std::string& tensor,
                               const char* what) {
-  if (v == nullptr) bad_file(file, detail::str_cat("tensor '", tensor, "' has no \"", what, "\""));
+  if (v == nullptr) bad_file(file, kDeser, detail::str_cat("tensor '", tensor, "' has no \"", what, "\""));
   if (v->kind != Json::kArray)
-    bad_file(file, detail::str_cat("\"", what, "\" of tensor '", tensor, "' must be a list of integers"));
+    bad_file(file, kDeser,
+             detail::str_cat("\"", what, "\" of tensor '", tensor, "' must be a list of integers"));
   std::vector<int64_t> out;
   for (const Json& x : v->arr) {
     if (x.kind != Json::kInt || x.num < 0)
-      bad_file(file,
+      bad_file(file, kDeser,
                detail::str_cat("\"", what, "\" of tensor '", tensor, "' must hold non-negative integers"));
     out.push_back(x.num);
   }
@@ -323,15 +373,15 @@ std::vector<int64_t> int_list(const Json* v, const std::string& file, const std:
 
 Entry parse_entry(const std::string& tensor, const Json& v, const std::string& file) {
   if (v.kind != Json::kObject)
-    bad_file(file, detail::str_cat("the entry of tensor '", tensor, "' must be an object"));
+    bad_file(file, kDeser, detail::str_cat("the entry of tensor '", tensor, "' must be an object"));
   for (const auto& kv : v.obj)
-    if (kv.first != "dtype" && kv.first != "shape" && kv.first != "data_offsets")
-      bad_file(file, detail::str_cat("unexpected field '", kv.first, "' in tensor '", tensor, "'"));
+    if (kv.key != "dtype" && kv.key != "shape" && kv.key != "data_offsets")
+      bad_file(file, kDeser, detail::str_cat("unexpected field '", kv.key, "' in tensor '", tensor, "'"));
   Entry e;
   e.name = tensor;
   const Json* dt = field(v, "dtype");
   if (dt == nullptr || dt->kind != Json::kString)
-    bad_file(file, detail::str_cat("tensor '", tensor, "' needs a string \"dtype\""));
+    bad_file(file, kDeser, detail::str_cat("tensor '", tensor, "' needs a string \"dtype\""));
   bool found = false;
   for (const DtypeName& d : kDtypes)
     if (dt->str == d.name) e.dtype = d.type, found = true;
@@ -339,17 +389,18 @@ Entry parse_entry(const std::string& tensor, const Json& v, const std::string& f
     for (const char* u : kUnsupportedDtypes)
       if (dt->str == u)
         bad_file(file, detail::str_cat("dtype '", u, "' of tensor '", tensor, "' is not supported by ember"));
-    bad_file(file, detail::str_cat("unknown dtype '", dt->str, "' for tensor '", tensor, "'"));
+    bad_file(file, kDeser, detail::str_cat("unknown dtype '", dt->str, "' for tensor '", tensor, "'"));
   }
   e.shape = int_list(field(v, "shape"), file, tensor, "shape");
   std::vector<int64_t> off = int_list(field(v, "data_offsets"), file, tensor, "data_offsets");
   if (off.size() != 2)
-    bad_file(file, detail::str_cat("\"data_offsets\" of tensor '", tensor, "' must be [begin, end]"));
+    bad_file(file, kDeser, detail::str_cat("\"data_offsets\" of tensor '", tensor, "' must be [begin, end]"));
   e.begin = static_cast<uint64_t>(off[0]);
   e.end = static_cast<uint64_t>(off[1]);
   if (e.begin > e.end)
-    bad_file(file, detail::str_cat("tensor '", tensor, "' has data_offsets [", e.begin, ", ", e.end,
-                                   "] with begin > end"));
+    bad_file(file, "InvalidOffset",
+             detail::str_cat("tensor '", tensor, "' has data_offsets [", e.begin, ", ", e.end,
+                             "] with begin > end"));
   // extent (the product of the non-zero sizes) bounds the strides, which must fit in int64
   // even when a zero size makes the tensor empty.
   uint64_t bytes = element_size(e.dtype), extent = 1;
@@ -357,9 +408,11 @@ Entry parse_entry(const std::string& tensor, const Json& v, const std::string& f
     if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes) ||
         __builtin_mul_overflow(extent, static_cast<uint64_t>(std::max<int64_t>(d, 1)), &extent) ||
         extent > static_cast<uint64_t>(INT64_MAX))
-      bad_file(file, detail::str_cat("the shape of tensor '", tensor, "' is too large"));
+      bad_file(file, "ValidationOverflow",
+               detail::str_cat("the shape of tensor '", tensor,
+                               "' is too large: its byte size overflows 64 bits"));
   if (bytes != e.end - e.begin)
-    bad_file(file,
+    bad_file(file, "TensorInvalidInfo",
              detail::str_cat("tensor '", tensor, "' of dtype ", dt->str, " and shape ", IntArrayRef(e.shape),
                              " needs ", bytes, " bytes but its data_offsets span ", e.end - e.begin));
   return e;
@@ -377,31 +430,38 @@ void check_tiling(const std::vector<Entry>& entries, uint64_t buffer_size, const
   for (size_t i : order) {
     const Entry& e = entries[i];
     if (e.end > buffer_size)
-      bad_file(file, detail::str_cat("data_offsets [", e.begin, ", ", e.end, "] of tensor '", e.name,
-                                     "' are out of range: the data buffer has ", buffer_size, " bytes"));
+      bad_file(file, "MetadataIncompleteBuffer",
+               detail::str_cat("data_offsets [", e.begin, ", ", e.end, "] of tensor '", e.name,
+                               "' are out of range: the data buffer has ", buffer_size, " bytes"));
     if (e.begin < pos)
-      bad_file(file,
+      bad_file(file, "InvalidOffset",
                detail::str_cat("tensors '", prev->name, "' and '", e.name, "' overlap in the data buffer"));
     if (e.begin > pos)
-      bad_file(file, detail::str_cat("bytes [", pos, ", ", e.begin,
-                                     ") of the data buffer belong to no tensor (before '", e.name, "')"));
+      bad_file(file, "InvalidOffset",
+               detail::str_cat("bytes [", pos, ", ", e.begin,
+                               ") of the data buffer belong to no tensor (before '", e.name, "')"));
     pos = e.end;
     prev = &e;
   }
   if (pos != buffer_size)
-    bad_file(file,
-             detail::str_cat("the data buffer has ", buffer_size, " bytes but the tensors cover ", pos));
+    bad_file(file, "MetadataIncompleteBuffer",
+             detail::str_cat("the data buffer has ", buffer_size, " bytes but the tensors cover ", pos,
+                             " (trailing bytes after the data)"));
 }
 
 Header parse_header(const char* text, size_t n, uint64_t buffer_size, const std::string& file) {
+  size_t bad = invalid_utf8_at(reinterpret_cast<const uint8_t*>(text), n);
+  if (bad != n)
+    bad_file(file, "InvalidHeader", detail::str_cat("the header is not valid UTF-8 (at byte ", bad, ")"));
   Json doc = JsonReader(text, n, file).parse_document();
   Header h;
   for (const auto& [key, value] : doc.obj) {
     if (key == "__metadata__") {
-      if (value.kind != Json::kObject) bad_file(file, "\"__metadata__\" must be an object of strings");
+      if (value.kind != Json::kObject)
+        bad_file(file, kDeser, "\"__metadata__\" must be an object of strings");
       for (const auto& [mk, mv] : value.obj) {
         if (mv.kind != Json::kString)
-          bad_file(file, detail::str_cat("metadata value for key '", mk, "' must be a string"));
+          bad_file(file, kDeser, detail::str_cat("metadata value for key '", mk, "' must be a string"));
         h.metadata[mk] = mv.str;
       }
       continue;
@@ -421,15 +481,20 @@ uint64_t read_u64_le(const uint8_t* p) {
 // Validates the 8-byte preamble against the total size; returns the header length N.
 uint64_t header_length(const uint8_t* first8, uint64_t total, const std::string& file) {
   if (total < 8)
-    bad_file(file, detail::str_cat("file is ", total,
-                                   " bytes; a safetensors file starts with an 8-byte header length"));
+    bad_file(
+        file, "HeaderTooSmall",
+        detail::str_cat("file is ", total, " bytes; a safetensors file starts with an 8-byte header length"));
   uint64_t n = read_u64_le(first8);
   if (n > kMaxHeaderBytes)
-    bad_file(file, detail::str_cat("header length ", n, " is larger than the limit of ", kMaxHeaderBytes,
-                                   " bytes"));
+    bad_file(
+        file, "HeaderTooLarge",
+        detail::str_cat("header length ", n, " is larger than the limit of ", kMaxHeaderBytes, " bytes"));
   if (n > total - 8)
-    bad_file(file, detail::str_cat("header length ", n, " is larger than the file (", total, " bytes)"));
-  if (n < 2) bad_file(file, detail::str_cat("header length ", n, " is too small for a JSON object"));
+    bad_file(file, "InvalidHeaderLength",
+             detail::str_cat("header length ", n, " is larger than the file (", total, " bytes)"));
+  if (n < 2)
+    bad_file(file, "InvalidHeaderLength",
+             detail::str_cat("header length ", n, " is too small for a JSON object"));
   return n;
 }
 

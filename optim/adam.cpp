@@ -224,7 +224,8 @@ void adam_step(Tensor& param, const Tensor& grad, AdamParamState& s, double lr,
   const bool states_dense = dense_like(s.exp_avg(), param) && dense_like(s.exp_avg_sq(), param) &&
                             (!amsgrad || dense_like(s.max_exp_avg_sq(), param));
   if (!states_dense) return adam_step_reference(param, grad, s, lr, betas, eps, amsgrad, decoupled_decay, l2);
-  auto [beta1, beta2] = betas;
+  // Named copies, not a structured binding: the lambda below captures them (Clang 14 cannot).
+  const double beta1 = std::get<0>(betas), beta2 = std::get<1>(betas);
   s.step(s.step() + 1);
   // The scalars exactly as adam_update computes them, then converted to T as the ops do.
   const BiasCorrections bc = bias_corrections(lr, betas, s.step());

@@ -1,6 +1,7 @@
 // Training checkpoints in one safetensors file; see Note [Checkpoint file layout].
 #include "ember/optim/checkpoint.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <mutex>
@@ -184,6 +185,74 @@ bool has_flag(const SafetensorsMetadata& meta, const char* key) {
   return it != meta.end() && it->second == "1";
 }
 
+std::string quoted_list(const std::vector<std::string>& keys) {
+  std::string s;
+  for (size_t i = 0; i < keys.size(); ++i) s += (i ? ", \"" : "\"") + keys[i] + "\"";
+  return s;
+}
+
+std::string torch_size(IntArrayRef sizes) {
+  std::string s = "torch.Size([";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  return s + "])";
+}
+
+// Module::load_state_dict copies every entry that fits before it reports the ones that do not
+// (as PyTorch's does), so a checkpoint of another model would leave this one half-loaded. This
+// raises the same error first, changing nothing: missing / unexpected keys (when strict) and
+// shape mismatches, the only ways the load can fail.
+void check_model_state(const nn::Module& model, const Dict& dict, bool strict) {
+  Dict own = model.state_dict();
+  std::vector<std::string> missing, unexpected, errors;
+  for (const auto& item : own) {
+    const Tensor* input = dict.find(item.key());
+    if (input == nullptr) {
+      missing.push_back(item.key());
+    } else if (!input->sizes().equals(item.value().sizes())) {
+      errors.push_back("size mismatch for " + item.key() + ": copying a param with shape " +
+                       torch_size(input->sizes()) + " from checkpoint, the shape in current model is " +
+                       torch_size(item.value().sizes()) + ".");
+    }
+  }
+  for (const auto& item : dict)
+    if (!own.contains(item.key())) unexpected.push_back(item.key());
+  if (strict && !unexpected.empty())
+    errors.insert(errors.begin(), "Unexpected key(s) in state_dict: " + quoted_list(unexpected) + ". ");
+  if (strict && !missing.empty())
+    errors.insert(errors.begin(), "Missing key(s) in state_dict: " + quoted_list(missing) + ". ");
+  if (errors.empty()) return;
+  std::string msg = "Error(s) in loading state_dict for " + model.name() + ":\n\t";
+  for (size_t i = 0; i < errors.size(); ++i) msg += (i ? "\n\t" : "") + errors[i];
+  ::ember::detail::throw_error(msg);
+}
+
+/// One object a checkpoint restores, with what it held before, so a later failure can put it
+/// back. `snapshot` must not alias the live state (load would then overwrite it).
+struct Restorable {
+  std::function<void(const Dict&)> load;
+  Dict snapshot;
+  const Dict* incoming = nullptr;
+};
+
+Dict deep_copy(const Dict& d) {
+  Dict out;
+  for (const auto& item : d) out.insert(item.key(), item.value().clone());
+  return out;
+}
+
+/// Loads each object's incoming state in order; if one throws, every object loaded so far
+/// (and the one that threw, which may have changed part of itself) gets its snapshot back,
+/// then the error propagates.
+void load_all_or_nothing(std::vector<Restorable>& objects) {
+  size_t done = 0;
+  try {
+    for (; done < objects.size(); ++done) objects[done].load(*objects[done].incoming);
+  } catch (...) {
+    for (size_t i = std::min(done + 1, objects.size()); i-- > 0;) objects[i].load(objects[i].snapshot);
+    throw;
+  }
+}
+
 CheckpointInfo load_all(const std::string& path, nn::Module& model, Optimizer& optimizer,
                         const SchedulerRef& scheduler, amp::GradScaler* scaler) {
   // Read and check the whole file first, so a bad file changes nothing. Metadata and tensors
@@ -196,15 +265,31 @@ CheckpointInfo load_all(const std::string& path, nn::Module& model, Optimizer& o
               "load_checkpoint: a scheduler was given but checkpoint '", path, "' was saved without one");
   EMBER_CHECK(!scaler || has_flag(meta, "ember.has_scaler"), "load_checkpoint: a GradScaler was given but checkpoint '",
               path, "' was saved without one");
-  model.load_state_dict(parts.model, /*strict=*/true);
-  optimizer.load_state_dict(parts.optimizer);
-  if (scheduler) scheduler.load_state_dict(parts.scheduler);
-  if (scaler) scaler->load_state_dict(parts.scaler);
-  restore_rng(default_cpu_generator(), parts.rng);
-  // A device the file has and this machine lacks is skipped: a GPU run's checkpoint still
-  // loads on a CPU-only machine (or one with fewer GPUs), with the CPU stream restored.
+  // Check everything, then assign, so that from the caller's side the load happens whole or
+  // not at all: the model's load is fully checked up front and goes last (it cannot fail
+  // then); the others check their own dicts, and one that refuses its state (an optimizer or
+  // scheduler built differently) rolls back the ones restored before it.
+  check_model_state(model, parts.model, /*strict=*/true);
+  std::vector<Restorable> objects;
+  objects.push_back(
+      {[&](const Dict& d) { optimizer.load_state_dict(d); }, optimizer.state_dict(), &parts.optimizer});
+  if (scheduler)
+    objects.push_back({[&](const Dict& d) { scheduler.load_state_dict(d); },
+                       deep_copy(scheduler.state_dict()), &parts.scheduler});
+  if (scaler)
+    objects.push_back(
+        {[&](const Dict& d) { scaler->load_state_dict(d); }, deep_copy(scaler->state_dict()), &parts.scaler});
+  Dict rng_in, rng_before;
+  rng_in.insert(kRng, parts.rng);
+  rng_before.insert(kRng, rng_state_tensor(default_cpu_generator()));
+  objects.push_back({[&](const Dict& d) { restore_rng(default_cpu_generator(), d[kRng]); }, rng_before, &rng_in});
+  load_all_or_nothing(objects);
+  // The CUDA streams were checked with the file (split), so restoring them cannot fail. A
+  // device the file has and this machine lacks is skipped: a GPU run's checkpoint still loads
+  // on a CPU-only machine (or one with fewer GPUs), with the CPU stream restored.
   for (const auto& [d, t] : parts.rng_cuda)
     if (d < cuda::device_count()) restore_rng(default_cuda_generator(d), t);
+  model.load_state_dict(parts.model, /*strict=*/true);
   return info;
 }
 
@@ -224,7 +309,9 @@ CheckpointInfo load_checkpoint_model(const std::string& path, nn::Module& model,
   SafetensorsMetadata meta;
   Dict all = load_file(path, kCPU, meta);
   CheckpointInfo info = parse_info(meta, path);
-  model.load_state_dict(split(all, path).model, strict);
+  Parts parts = split(all, path);
+  check_model_state(model, parts.model, strict);  // nothing changes unless all of it loads
+  model.load_state_dict(parts.model, strict);
   return info;
 }
 

@@ -99,16 +99,18 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const Opt
 /// checkpoint; returns its CheckpointInfo. The objects must be built as the saved ones were
 /// (same architecture, optimizer type, parameter groups and scheduler type). A checkpoint
 /// saved with a scheduler may be loaded without one (its state is ignored); asking for a
-/// scheduler the file lacks is an error. The whole file is read and validated before anything
-/// changes; then model, optimizer, scheduler and RNG are restored in that order, and one that
-/// rejects its state (built differently) throws with the objects before it already restored.
+/// scheduler the file lacks is an error. All or nothing: the whole file is read and checked
+/// (the model's keys and shapes included) before anything changes, and if the optimizer,
+/// scheduler, scaler or RNG rejects its state (built differently) the ones already restored
+/// get their previous state back before the error propagates.
 CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, Optimizer& optimizer,
                                SchedulerRef scheduler = {});
 /// As above, also restoring the GradScaler (after the scheduler, before the RNG); the file
 /// must have been saved with one. A checkpoint saved with a scaler loads without one too.
 CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, Optimizer& optimizer,
                                SchedulerRef scheduler, amp::GradScaler& scaler);
-/// Restores only the model's weights from a checkpoint (e.g. for evaluation).
+/// Restores only the model's weights from a checkpoint (e.g. for evaluation); a mismatch
+/// (missing or unexpected keys when strict, any shape) raises with the model unchanged.
 CheckpointInfo load_checkpoint_model(const std::string& path, nn::Module& model, bool strict = true);
 /// Reads only a checkpoint's CheckpointInfo.
 CheckpointInfo load_checkpoint_info(const std::string& path);

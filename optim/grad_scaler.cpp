@@ -3,6 +3,7 @@
 // fused operations beneath it, on the CPU here and on CUDA through cuda/amp.h. The arithmetic
 // of both devices is cuda/amp_math.h's.
 #include "ember/optim/grad_scaler.h"
+#include "ember/optim/dict_int.h"
 
 #include <atomic>
 #include <iostream>
@@ -304,14 +305,16 @@ void GradScaler::load_state_dict(const Dict& state_dict) {
   const double scale = value("scale");
   const double growth_factor = value("growth_factor");
   const double backoff_factor = value("backoff_factor");
-  const double growth_interval = value("growth_interval");
-  const double growth_tracker = value("_growth_tracker");
+  const int64_t growth_interval =
+      optim::detail::dict_int(state_dict, "growth_interval", "GradScaler state_dict");
+  const int64_t growth_tracker =
+      optim::detail::dict_int(state_dict, "_growth_tracker", "GradScaler state_dict");
   init_scale_ = scale;
   if (scale_.defined()) scale_.fill_(scale);
   growth_factor_ = growth_factor;
   backoff_factor_ = backoff_factor;
-  growth_interval_ = static_cast<int64_t>(growth_interval);
-  init_growth_tracker_ = static_cast<int64_t>(growth_tracker);
+  growth_interval_ = growth_interval;
+  init_growth_tracker_ = growth_tracker;
   if (growth_tracker_.defined()) growth_tracker_.fill_(init_growth_tracker_);
 }
 

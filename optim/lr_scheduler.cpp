@@ -1,6 +1,7 @@
 // LRScheduler and the epoch-indexed schedules; each get_lrs() follows PyTorch 1.13's
 // torch/optim/lr_scheduler.py formula for formula so lr sequences match to the last bit.
 #include "ember/optim/lr_scheduler.h"
+#include "ember/optim/dict_int.h"
 
 #include <cmath>
 #include <numbers>
@@ -74,8 +75,10 @@ void LRScheduler::load_state_dict(const OrderedDict<std::string, Tensor>& d) {
   const size_t n = optimizer_.param_groups().size();
   auto base = get_list(d, "base_lrs", n);
   auto last = get_list(d, "_last_lr", n);
-  last_epoch_ = static_cast<int64_t>(detail::dict_value(d, "last_epoch", kWhat));
-  step_count_ = static_cast<int64_t>(detail::dict_value(d, "_step_count", kWhat));
+  const int64_t last_epoch = detail::dict_int(d, "last_epoch", kWhat);
+  const int64_t step_count = detail::dict_int(d, "_step_count", kWhat);
+  last_epoch_ = last_epoch;
+  step_count_ = step_count;
   base_lrs_ = std::move(base);
   last_lr_ = std::move(last);
 }
@@ -302,7 +305,7 @@ OrderedDict<std::string, Tensor> CosineAnnealingWarmRestarts::state_dict() const
 
 void CosineAnnealingWarmRestarts::load_state_dict(const OrderedDict<std::string, Tensor>& d) {
   const double T_cur = detail::dict_value(d, "T_cur", kWhat);
-  const auto T_i = static_cast<int64_t>(detail::dict_value(d, "T_i", kWhat));
+  const int64_t T_i = detail::dict_int(d, "T_i", kWhat);
   LRScheduler::load_state_dict(d);
   T_cur_ = T_cur;
   T_i_ = T_i;

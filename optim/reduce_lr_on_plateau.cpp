@@ -1,5 +1,6 @@
 // ReduceLROnPlateau: PyTorch 1.13's step / is_better / _reduce_lr, decision for decision.
 #include "ember/optim/reduce_lr_on_plateau.h"
+#include "ember/optim/dict_int.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -95,10 +96,10 @@ OrderedDict<std::string, Tensor> ReduceLROnPlateau::state_dict() const {
 }
 
 void ReduceLROnPlateau::load_state_dict(const OrderedDict<std::string, Tensor>& d) {
-  const auto last_epoch = static_cast<int64_t>(detail::dict_value(d, "last_epoch", kWhat));
+  const int64_t last_epoch = detail::dict_int(d, "last_epoch", kWhat);
   const double best = detail::dict_value(d, "best", kWhat);
-  const auto bad = static_cast<int64_t>(detail::dict_value(d, "num_bad_epochs", kWhat));
-  const auto cooldown = static_cast<int64_t>(detail::dict_value(d, "cooldown_counter", kWhat));
+  const int64_t bad = detail::dict_int(d, "num_bad_epochs", kWhat);
+  const int64_t cooldown = detail::dict_int(d, "cooldown_counter", kWhat);
   std::vector<double> last_lr;
   for (size_t i = 0; i < optimizer_.param_groups().size(); ++i)
     last_lr.push_back(detail::dict_value(d, "_last_lr." + std::to_string(i), kWhat));

@@ -1,6 +1,8 @@
 // Copying and conversion: copy_ (with dtype cast and broadcasting), to(dtype/device), clone,
 // contiguous, fill_, zero_, item. copy_ is the op every other conversion goes through.
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/cpu/loops.h"
@@ -12,6 +14,27 @@
 
 namespace ember {
 namespace cpu {
+
+// Note [Float to integer casts]
+// C++ leaves converting NaN, an infinity or a value outside the target's range to an integer
+// undefined (UBSan reports it, and the compiler may assume it never happens). PyTorch's CPU
+// casts compile to x86's truncating conversions, whose results its users see: NaN and values
+// outside int32 (int64 for an int64 target) become INT32_MIN (INT64_MIN), and the 8- and
+// 16-bit types keep the low bits of the int32 result (300.0 -> uint8 44, -1.0 -> uint8 255).
+// ember gives those values on every platform, without the undefined behaviour. (Found by
+// fuzz/fuzz_state_dict.cpp: a float64 1e300 loaded into the int64 num_batches_tracked.)
+template <class D, class F>
+D float_to_int(F v) {
+  if constexpr (sizeof(D) == 8) {
+    constexpr F lo = static_cast<F>(-0x1p63), hi = static_cast<F>(0x1p63);
+    return v >= lo && v < hi ? static_cast<D>(v) : std::numeric_limits<D>::min();
+  } else {
+    constexpr F lo = static_cast<F>(-0x1p31), hi = static_cast<F>(0x1p31);
+    // -2^31 - 1 < v < -2^31 also truncates to INT32_MIN, the out-of-range answer: one test.
+    int32_t i = v >= lo && v < hi ? static_cast<int32_t>(v) : std::numeric_limits<int32_t>::min();
+    return static_cast<D>(i);  // modular since C++20: the low bits
+  }
+}
 
 /// dst[i] = cast(src[i]) with src broadcast to dst's shape. A src overlapping dst in a
 /// different layout is first copied out, so the result is as if src were read before writing.
@@ -31,8 +54,13 @@ void copy(const Tensor& dst, const Tensor& src) {
   visit_dtype(dst.dtype(), [&]<typename D>() {
     visit_dtype(s.dtype(), [&]<typename S>() {
       cpu_map<D, S>(iter, [](S v) {
-        if constexpr (std::is_same_v<D, bool>) return static_cast<bool>(static_cast<opmath_t<S>>(v) != 0);
-        else return static_cast<D>(static_cast<opmath_t<S>>(v));
+        using M = opmath_t<S>;
+        if constexpr (std::is_same_v<D, bool>)
+          return static_cast<bool>(static_cast<M>(v) != 0);
+        else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<M>)
+          return float_to_int<D>(static_cast<M>(v));
+        else
+          return static_cast<D>(static_cast<M>(v));
       });
     });
   });

@@ -23,6 +23,8 @@ namespace ember {
 namespace {
 
 /// Reserves `blocks` Philox blocks from the default generator of `device`; returns (key, first counter).
+/// Callers copy the pair into named locals rather than a structured binding: the sampling
+/// lambdas capture them, which Clang 14 does not allow for structured bindings.
 std::pair<uint64_t, uint64_t> reserve(Device device, uint64_t blocks) {
   Generator& g = default_generator(device);
   std::lock_guard<std::mutex> lock(g.mutex());
@@ -156,7 +158,8 @@ void fill_bernoulli(T* out, int64_t n, uint64_t key, uint64_t start, double p, T
 bool try_fill_bernoulli(Tensor& t, double p, double on) {
   if (t.is_cuda() || !t.is_contiguous() || !(p > 0 && p < 1) || detail::should_record({t})) return false;
   if (t.dtype() != kFloat && t.dtype() != kDouble) return false;
-  auto [key, start] = reserve(t.device(), static_cast<uint64_t>(t.numel()));
+  const std::pair<uint64_t, uint64_t> reserved = reserve(t.device(), static_cast<uint64_t>(t.numel()));
+  const uint64_t key = reserved.first, start = reserved.second;
   if (t.dtype() == kFloat) fill_bernoulli<float>(t.data_ptr<float>(), t.numel(), key, start, p, static_cast<float>(on));
   else fill_bernoulli<double>(t.data_ptr<double>(), t.numel(), key, start, p, on);
   t.unsafeGetTensorImpl()->storage()->bump_version();
@@ -173,7 +176,8 @@ Tensor& Tensor::uniform_(double from, double to) {
   check_float(*this, "check_uniform_bounds");
   EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
   detail::check_inplace(*this, "uniform_");
-  auto [key, start] = reserve(device(), static_cast<uint64_t>(numel()));
+  const std::pair<uint64_t, uint64_t> reserved = reserve(device(), static_cast<uint64_t>(numel()));
+  const uint64_t key = reserved.first, start = reserved.second;
   double width = to - from;
   auto on_cuda = [&](const Tensor& out) {
     cuda::sample(cuda::Distribution::kUniform, out, {key, start}, from, to);
@@ -189,7 +193,8 @@ Tensor& Tensor::normal_(double mean, double std) {
   check_float(*this, is_cuda() ? "normal_kernel_cuda" : "normal_kernel_cpu");
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   detail::check_inplace(*this, "normal_");
-  auto [key, start] = reserve(device(), static_cast<uint64_t>(numel()));
+  const std::pair<uint64_t, uint64_t> reserved = reserve(device(), static_cast<uint64_t>(numel()));
+  const uint64_t key = reserved.first, start = reserved.second;
   fill_with(
       *this, [=](int64_t k) { return philox::mul_add(std, philox::normal01(key, start + k), mean); },
       [&](const Tensor& out) { cuda::sample(cuda::Distribution::kNormal, out, {key, start}, mean, std); });
@@ -200,7 +205,8 @@ Tensor& Tensor::bernoulli_(double p) {
   EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
   detail::check_inplace(*this, "bernoulli_");
   if (try_fill_bernoulli(*this, p, 1.0)) return *this;
-  auto [key, start] = reserve(device(), static_cast<uint64_t>(numel()));
+  const std::pair<uint64_t, uint64_t> reserved = reserve(device(), static_cast<uint64_t>(numel()));
+  const uint64_t key = reserved.first, start = reserved.second;
   fill_with(
       *this, [=](int64_t k) { return philox::uniform01(key, start + k) < p ? 1.0 : 0.0; },
       [&](const Tensor& out) { cuda::sample(cuda::Distribution::kBernoulli, out, {key, start}, p); });
@@ -210,7 +216,8 @@ Tensor& Tensor::bernoulli_(double p) {
 Tensor& Tensor::random_(int64_t from, int64_t to) {
   EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
   detail::check_inplace(*this, "random_");
-  auto [key, start] = reserve(device(), static_cast<uint64_t>(numel()));
+  const std::pair<uint64_t, uint64_t> reserved = reserve(device(), static_cast<uint64_t>(numel()));
+  const uint64_t key = reserved.first, start = reserved.second;
   uint64_t range = static_cast<uint64_t>(to - from);
   fill_with(
       *this,
@@ -253,7 +260,8 @@ Tensor randperm(int64_t n, TensorOptions options) {
   // Fisher-Yates with one Philox block per swap, on the host for either device: a CUDA
   // randperm draws from its device's generator and gives the CPU's permutation for the same
   // state (at the price of an O(n) host loop and a copy).
-  auto [key, start] = reserve(options.device(), static_cast<uint64_t>(n));
+  const std::pair<uint64_t, uint64_t> reserved = reserve(options.device(), static_cast<uint64_t>(n));
+  const uint64_t key = reserved.first, start = reserved.second;
   std::vector<int64_t> perm(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) perm[i] = i;
   for (int64_t i = n - 1; i > 0; --i) {
@@ -270,7 +278,8 @@ Tensor bernoulli(const Tensor& p) {
               scalar_type_name(p.dtype()), "'");
   if (p.is_cuda()) {
     Tensor out = empty_like(p);
-    auto [key, start] = reserve(p.device(), static_cast<uint64_t>(p.numel()));
+    const std::pair<uint64_t, uint64_t> reserved = reserve(p.device(), static_cast<uint64_t>(p.numel()));
+    const uint64_t key = reserved.first, start = reserved.second;
     cuda::bernoulli_tensor(out, p.detach().contiguous(), {key, start});
     return out;
   }
@@ -279,7 +288,8 @@ Tensor bernoulli(const Tensor& p) {
   for (int64_t k = 0; k < probs.numel(); ++k)
     EMBER_CHECK(q[k] >= 0 && q[k] <= 1, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.");
   Tensor out = empty_like(p);
-  auto [key, start] = reserve(p.device(), static_cast<uint64_t>(p.numel()));
+  const std::pair<uint64_t, uint64_t> reserved = reserve(p.device(), static_cast<uint64_t>(p.numel()));
+  const uint64_t key = reserved.first, start = reserved.second;
   fill_with(out, [=](int64_t k) { return philox::uniform01(key, start + k) < q[k] ? 1.0 : 0.0; },
             [](const Tensor&) {});
   return out;
@@ -303,7 +313,8 @@ Tensor& bernoulli_scaled_(Tensor& t, double p, double on) {
 
 Tensor& bernoulli_scalar_reference_(Tensor& t, double p) {
   EMBER_CHECK(!t.is_cuda() && t.is_contiguous(), "internal error: bernoulli_scalar_reference_ needs a dense CPU tensor");
-  auto [key, start] = reserve(t.device(), static_cast<uint64_t>(t.numel()));
+  const std::pair<uint64_t, uint64_t> reserved = reserve(t.device(), static_cast<uint64_t>(t.numel()));
+  const uint64_t key = reserved.first, start = reserved.second;
   visit_dtype(t.dtype(), [&]<typename T>() {
     T* q = static_cast<T*>(t.data_ptr());
     for (int64_t k = 0; k < t.numel(); ++k)

@@ -495,7 +495,8 @@ struct NanToNum final : UnaryOp {
   void cpu(const Tensor& x, Tensor& out) const override {
     visit_float_dtype(out.dtype(), name(), [&]<typename T>() {
       using M = opmath_t<T>;
-      auto [nan_v, pos_v, neg_v] = replacements<T>();
+      const std::array<T, 3> r = replacements<T>();  // (named copies: Clang 14 cannot capture bindings)
+      const T nan_v = r[0], pos_v = r[1], neg_v = r[2];
       cpu::unary_kernel<T, T>(x, out, [=](T v) {
         M m = static_cast<M>(v);
         if (std::isnan(m)) return nan_v;
@@ -508,7 +509,8 @@ struct NanToNum final : UnaryOp {
   // values the CPU does.
   void cuda(const Tensor& x, Tensor& out) const override {
     cuda::UnaryArgs args = visit_float_dtype(out.dtype(), name(), [&]<typename T>() {
-      auto [nan_v, pos_v, neg_v] = replacements<T>();
+      const std::array<T, 3> r = replacements<T>();  // (named copies: Clang 14 cannot capture bindings)
+      const T nan_v = r[0], pos_v = r[1], neg_v = r[2];
       auto exact = [](T v) { return static_cast<double>(static_cast<opmath_t<T>>(v)); };
       return cuda::UnaryArgs{exact(nan_v), exact(pos_v), exact(neg_v)};
     });

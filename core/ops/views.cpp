@@ -288,16 +288,33 @@ TensorList broadcast_tensors(const TensorList& tensors) {
 Tensor as_strided(const Tensor& x, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
   EMBER_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
   int64_t offset = storage_offset.value_or(x.storage_offset());
-  int64_t max_elem = offset;
+  EMBER_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
+  // Every size and stride is checked, also those after a zero size (which makes the view
+  // empty and needs no storage): as PyTorch's setStrided, before the bounds.
   for (size_t i = 0; i < size.size(); ++i) {
     EMBER_CHECK(size[i] >= 0, "Trying to create tensor with negative dimension ", size[i], ": ", size);
-    EMBER_CHECK(stride[i] >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ", stride);
-    if (size[i] == 0) { max_elem = -1; break; }
-    max_elem += (size[i] - 1) * stride[i];
+    EMBER_CHECK(stride[i] >= 0,
+                "as_strided: Negative strides are not supported at the moment, got strides: ", stride);
   }
+  int64_t max_elem = offset;
+  bool overflow = false;  // sizes and strides from anywhere: the extent must not wrap around
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (size[i] == 0) {
+      max_elem = -1, overflow = false;
+      break;
+    }
+    int64_t step = 0;
+    overflow |= __builtin_mul_overflow(size[i] - 1, stride[i], &step) ||
+                __builtin_add_overflow(max_elem, step, &max_elem);
+  }
+  int64_t need_bytes = 0;
+  overflow = overflow || __builtin_add_overflow(max_elem, 1, &need_bytes) ||
+             __builtin_mul_overflow(need_bytes, x.element_size(), &need_bytes);
+  EMBER_CHECK(!overflow, "as_strided: sizes ", size, ", strides ", stride, " and storage offset ", offset,
+              " need more storage than an int64 byte count can hold");
   int64_t capacity = static_cast<int64_t>(x.unsafeGetTensorImpl()->storage()->nbytes() / x.element_size());
-  EMBER_CHECK(max_elem < capacity, "setStorage: sizes ", size, ", strides ", stride, ", storage offset ", offset,
-              ", and itemsize ", x.element_size(), " requiring a storage size of ", (max_elem + 1) * x.element_size(),
+  EMBER_CHECK(max_elem < capacity, "setStorage: sizes ", size, ", strides ", stride, ", storage offset ",
+              offset, ", and itemsize ", x.element_size(), " requiring a storage size of ", need_bytes,
               " are out of bounds for storage of size ", capacity * x.element_size());
   AsStrided op{{DimVector(x.sizes()), DimVector(x.strides()), x.storage_offset()}, {DimVector(size), DimVector(stride), offset}};
   return run_view_op(std::move(op), x, make_view(x, size, stride, offset));

@@ -1,7 +1,9 @@
 // The IDX reader behind MNIST / Fashion-MNIST. Every file goes through zlib's gz* functions,
-// which read plain files unchanged, so one path handles "x-ubyte" and "x-ubyte.gz". Headers
-// are validated before any data is trusted; errors name the file and what is wrong.
+// which read plain files unchanged, so one path handles "x-ubyte" and "x-ubyte.gz". The
+// byte-level parser (idx.h) validates each header before any data is trusted, and the file
+// readers read only the bytes a valid header announces; errors name the file and what is wrong.
 #include "ember/data/datasets/mnist.h"
+#include "ember/data/datasets/idx.h"
 #include "ember/data/datasets/tensor.h"
 
 #include <zlib.h>
@@ -65,17 +67,12 @@ class GzFile {
     return buf;
   }
 
-  /// The big-endian 32-bit header words; fails naming the file if the header is short.
-  std::vector<uint32_t> header(size_t words) {
-    std::vector<uint8_t> raw(words * 4);
-    size_t got = read(raw.data(), raw.size());
-    EMBER_CHECK(got == raw.size(), path_, ": truncated: expected a ", raw.size(), "-byte IDX header, got ",
-                got, " bytes");
-    std::vector<uint32_t> out(words);
-    for (size_t i = 0; i < words; ++i)
-      out[i] = (uint32_t{raw[4 * i]} << 24) | (uint32_t{raw[4 * i + 1]} << 16) |
-               (uint32_t{raw[4 * i + 2]} << 8) | uint32_t{raw[4 * i + 3]};
-    return out;
+  /// Exactly n bytes; fails naming the file when it ends first.
+  std::vector<uint8_t> read_exact(size_t n, const char* what) {
+    std::vector<uint8_t> raw(n);
+    size_t got = read(raw.data(), n);
+    EMBER_CHECK(got == n, path_, ": truncated: expected a ", n, "-byte ", what, ", got ", got, " bytes");
+    return raw;
   }
 
  private:
@@ -95,51 +92,102 @@ std::string find_file(const std::string& root, const std::string& name) {
                                gz.string() + ")");
 }
 
-void check_magic(const std::string& path, uint32_t got, uint32_t expected, const char* what) {
-  EMBER_CHECK(got == expected, path, ": bad magic number ", got, ", expected ", expected, " (", what, ")");
+uint32_t big_endian_u32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+}
+
+/// The header's magic and count; `words` is the header's length in 32-bit words.
+detail::IdxHeader parse_header(const uint8_t* data, size_t size, size_t words, uint32_t magic,
+                               const char* what, const std::string& name) {
+  EMBER_CHECK(size >= words * 4, name, ": truncated: expected a ", words * 4, "-byte IDX header, got ", size,
+              " bytes");
+  uint32_t got = big_endian_u32(data);
+  EMBER_CHECK(got == magic, name, ": bad magic number ", got, ", expected ", magic, " (", what, ")");
+  detail::IdxHeader h;
+  h.count = big_endian_u32(data + 4);
+  return h;
+}
+
+/// The data bytes must be all there; any beyond them are not read (see mnist.h).
+void check_data_size(const detail::IdxHeader& h, size_t data_size, const char* what,
+                     const std::string& name) {
+  EMBER_CHECK(data_size >= h.data_bytes, name, ": truncated: expected ", h.data_bytes, " bytes of ", what,
+              " data, got ", data_size);
 }
 
 }  // namespace
 
 namespace detail {
 
-Tensor read_idx_images(const std::string& path) {
-  GzFile f(path);
-  std::vector<uint32_t> h = f.header(4);
-  check_magic(path, h[0], kImageMagic, "images");
-  uint32_t n = h[1], rows = h[2], cols = h[3];
-  EMBER_CHECK(rows == kRows && cols == kCols, path, ": expected ", kRows, "x", kCols, " images, got ", rows,
-              "x", cols);
-  size_t bytes = size_t{n} * rows * cols;
-  std::vector<uint8_t> raw = f.read_up_to(bytes);
-  size_t got = raw.size();
-  EMBER_CHECK(got == bytes, path, ": truncated: expected ", bytes, " bytes of image data, got ", got);
+IdxHeader parse_idx_image_header(const uint8_t* data, size_t size, const std::string& name) {
+  IdxHeader h = parse_header(data, size, 4, kImageMagic, "images", name);
+  h.rows = big_endian_u32(data + 8);
+  h.cols = big_endian_u32(data + 12);
+  EMBER_CHECK(h.rows == kRows && h.cols == kCols, name, ": expected ", kRows, "x", kCols, " images, got ",
+              h.rows, "x", h.cols);
+  // count < 2^32 and rows * cols = 784: cannot overflow 64 bits, checked all the same so a
+  // future change of the image size stays safe.
+  EMBER_CHECK(!__builtin_mul_overflow(uint64_t{h.count}, uint64_t{h.rows} * h.cols, &h.data_bytes), name,
+              ": ", h.count, " images of ", h.rows, "x", h.cols, " overflow the byte count");
+  return h;
+}
+
+IdxHeader parse_idx_label_header(const uint8_t* data, size_t size, const std::string& name) {
+  IdxHeader h = parse_header(data, size, 2, kLabelMagic, "labels", name);
+  h.data_bytes = h.count;
+  return h;
+}
+
+Tensor decode_idx_images(const IdxHeader& h, const uint8_t* data, size_t data_size, const std::string& name) {
+  check_data_size(h, data_size, "image", name);
   // Scale as libtorch does (x / 255 in float32).
-  Tensor images = empty({static_cast<int64_t>(n), 1, int64_t{rows}, int64_t{cols}}, kFloat);
+  Tensor images = empty({int64_t{h.count}, 1, int64_t{h.rows}, int64_t{h.cols}}, kFloat);
   float* out = images.data_ptr<float>();
-  const uint8_t* in = raw.data();
-  parallel_for(static_cast<int64_t>(bytes), 1 << 16, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) out[i] = static_cast<float>(in[i]) / 255.0f;
+  parallel_for(static_cast<int64_t>(h.data_bytes), 1 << 16, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) out[i] = static_cast<float>(data[i]) / 255.0f;
   });
   return images;
 }
 
-Tensor read_idx_labels(const std::string& path, int64_t num_classes) {
-  GzFile f(path);
-  std::vector<uint32_t> h = f.header(2);
-  check_magic(path, h[0], kLabelMagic, "labels");
-  uint32_t n = h[1];
-  std::vector<uint8_t> raw = f.read_up_to(n);
-  size_t got = raw.size();
-  EMBER_CHECK(got == n, path, ": truncated: expected ", n, " bytes of label data, got ", got);
-  Tensor labels = empty({static_cast<int64_t>(n)}, kLong);
+Tensor decode_idx_labels(const IdxHeader& h, const uint8_t* data, size_t data_size, const std::string& name,
+                         int64_t num_classes) {
+  check_data_size(h, data_size, "label", name);
+  Tensor labels = empty({int64_t{h.count}}, kLong);
   int64_t* p = labels.data_ptr<int64_t>();
-  for (uint32_t i = 0; i < n; ++i) {
-    EMBER_CHECK(raw[i] < num_classes, path, ": label ", int{raw[i]}, " at index ", i, " is out of range [0, ",
-                num_classes, ")");
-    p[i] = raw[i];
+  for (uint32_t i = 0; i < h.count; ++i) {
+    EMBER_CHECK(data[i] < num_classes, name, ": label ", int{data[i]}, " at index ", i,
+                " is out of range [0, ", num_classes, ")");
+    p[i] = data[i];
   }
   return labels;
+}
+
+Tensor parse_idx_images(const uint8_t* data, size_t size, const std::string& name) {
+  IdxHeader h = parse_idx_image_header(data, size, name);
+  return decode_idx_images(h, data + 16, size - 16, name);
+}
+
+Tensor parse_idx_labels(const uint8_t* data, size_t size, const std::string& name, int64_t num_classes) {
+  IdxHeader h = parse_idx_label_header(data, size, name);
+  return decode_idx_labels(h, data + 8, size - 8, name, num_classes);
+}
+
+// The file readers: the header first, then exactly the data it announces, read in chunks so a
+// corrupt count says "truncated" instead of allocating what the count claims.
+Tensor read_idx_images(const std::string& path) {
+  GzFile f(path);
+  std::vector<uint8_t> head = f.read_exact(16, "IDX header");
+  IdxHeader h = parse_idx_image_header(head.data(), head.size(), path);
+  std::vector<uint8_t> raw = f.read_up_to(h.data_bytes);
+  return decode_idx_images(h, raw.data(), raw.size(), path);
+}
+
+Tensor read_idx_labels(const std::string& path, int64_t num_classes) {
+  GzFile f(path);
+  std::vector<uint8_t> head = f.read_exact(8, "IDX header");
+  IdxHeader h = parse_idx_label_header(head.data(), head.size(), path);
+  std::vector<uint8_t> raw = f.read_up_to(h.data_bytes);
+  return decode_idx_labels(h, raw.data(), raw.size(), path, num_classes);
 }
 
 }  // namespace detail

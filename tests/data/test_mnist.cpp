@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ember/data/dataloader.h"
+#include "ember/data/datasets/idx.h"
 #include "ember/data/datasets/mnist.h"
 #include "ember/data/transforms/stack.h"
 #include "ember/data/transforms/tensor.h"
@@ -252,4 +253,42 @@ TEST_CASE("test_mnist: the installed Fashion-MNIST") {
   Tensor head = train.images().narrow(0, 0, 1000);
   CHECK(head.min().item<double>() == 0.0);
   CHECK(head.max().item<double>() == 1.0);
+}
+
+TEST_CASE("test_mnist: the byte-level IDX parser checks sizes before reading") {
+  namespace idx = datasets::detail;
+  // Images: the pixels of image_file(2), scaled by 1/255, in (2, 1, 28, 28).
+  Bytes img = image_file(2);
+  Tensor images = idx::parse_idx_images(img.data(), img.size(), "mem");
+  REQUIRE(shape(images) == std::vector<int64_t>{2, 1, 28, 28});
+  std::vector<double> got = values(images);
+  for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == doctest::Approx(img[16 + i] / 255.0f));
+  // Labels, and the bytes past the data ignored as the file reader ignores them.
+  Bytes lbl;
+  put_u32(lbl, 2049);
+  put_u32(lbl, 3);
+  for (uint8_t v : {7, 0, 9, 200}) lbl.push_back(v);
+  CHECK(values(idx::parse_idx_labels(lbl.data(), lbl.size(), "mem")) == std::vector<double>{7, 0, 9});
+
+  check_error([&] { idx::parse_idx_images(img.data(), 15, "mem"); },
+              "mem: truncated: expected a 16-byte IDX header, got 15 bytes");
+  check_error([&] { idx::parse_idx_labels(lbl.data(), 0, "mem"); },
+              "mem: truncated: expected a 8-byte IDX header, got 0 bytes");
+  check_error([&] { idx::parse_idx_images(img.data(), img.size() - 1, "mem"); },
+              "mem: truncated: expected 1568 bytes of image data, got 1567");
+  check_error([&] { idx::parse_idx_labels(img.data(), img.size(), "mem"); },
+              "mem: bad magic number 2051, expected 2049");
+  Bytes odd = image_file(0, 2051, 28, 27);
+  check_error([&] { idx::parse_idx_images(odd.data(), odd.size(), "mem"); },
+              "mem: expected 28x28 images, got 28x27");
+  lbl[8 + 1] = 10;
+  check_error([&] { idx::parse_idx_labels(lbl.data(), lbl.size(), "mem"); },
+              "mem: label 10 at index 1 is out of range [0, 10)");
+  // A count of 2^32 - 1 images: 3.4 TB announced, 16 bytes present; refused before allocating.
+  Bytes huge = image_file(0);
+  huge[4] = huge[5] = huge[6] = huge[7] = 0xff;
+  CHECK(idx::parse_idx_image_header(huge.data(), huge.size(), "mem").data_bytes ==
+        uint64_t{0xffffffff} * 784);
+  check_error([&] { idx::parse_idx_images(huge.data(), huge.size(), "mem"); },
+              "mem: truncated: expected 3367254359280 bytes of image data, got 0");
 }

@@ -222,3 +222,102 @@ TEST_CASE("test_checkpoint: libtorch's save/load spelling for an optimizer") {
   REQUIRE(a.keys() == b.keys());
   for (const auto& item : a) CHECK(equal(item.value(), b[item.key()]));
 }
+
+namespace {
+
+/// Two Linear layers with a chosen output width, so two instances can differ in one shape.
+struct PairImpl : nn::Module {
+  nn::Linear fc1{nullptr}, fc2{nullptr};
+  explicit PairImpl(int64_t out) {
+    fc1 = register_module("fc1", nn::Linear(4, 8));
+    fc2 = register_module("fc2", nn::Linear(8, out));
+  }
+};
+EMBER_MODULE(Pair);
+
+Dict deep_copy(const Dict& d) {
+  Dict out;
+  for (const auto& item : d) out.insert(item.key(), item.value().clone());
+  return out;
+}
+
+bool same_dict(const Dict& a, const Dict& b) {
+  if (a.keys() != b.keys()) return false;
+  for (const auto& item : a)
+    if (!equal(item.value(), b[item.key()])) return false;
+  return true;
+}
+
+}  // namespace
+
+// Found by fuzz/fuzz_state_dict.cpp's predecessor: load_checkpoint copied every model entry
+// that fit before reporting the one that did not, and restored the model before the optimizer
+// refused its state, so a mismatched file left a half-loaded model behind.
+TEST_CASE("test_checkpoint: a checkpoint that does not fit changes nothing (model, optimizer, RNG)") {
+  TempDir tmp;
+  std::string path = tmp / "wide.safetensors";
+  manual_seed(3);
+  Pair wide(5);
+  SGD wide_opt(wide->parameters(), SGDOptions(0.1));
+  save_checkpoint(path, *wide, wide_opt);
+
+  // fc1 fits, fc2 does not (5 outputs saved, 3 here): fc1 must keep its own weights.
+  manual_seed(4);
+  Pair narrow(3);
+  SGD narrow_opt(narrow->parameters(), SGDOptions(0.7));
+  Dict before = deep_copy(narrow->state_dict());
+  manual_seed(77);
+  std::vector<uint8_t> rng_before = default_cpu_generator().get_state();
+  check_error([&] { load_checkpoint(path, *narrow, narrow_opt); },
+              "size mismatch for fc2.weight: copying a param with shape torch.Size([5, 8]) from checkpoint, "
+              "the shape in current model is torch.Size([3, 8]).");
+  CHECK(same_dict(before, narrow->state_dict()));
+  CHECK(narrow_opt.param_groups()[0].options().get_lr() == 0.7);
+  CHECK(default_cpu_generator().get_state() == rng_before);
+  // The same through load_checkpoint_model, strict or not (shapes must match either way).
+  check_error([&] { load_checkpoint_model(path, *narrow); }, "size mismatch for fc2.weight");
+  check_error([&] { load_checkpoint_model(path, *narrow, /*strict=*/false); }, "size mismatch for fc2.bias");
+  CHECK(same_dict(before, narrow->state_dict()));
+  // The test can fail: the file's fc1 differs from narrow's.
+  CHECK_FALSE(equal(load_file(path)["model.fc1.weight"], narrow->fc1->weight));
+}
+
+TEST_CASE("test_checkpoint: an optimizer or scheduler that refuses its state rolls back the others") {
+  TempDir tmp;
+  std::string path = tmp / "adamw.safetensors";
+  Data data(2);
+  manual_seed(5);
+  Run saved;
+  saved.train(data, 0, 2);
+  save_checkpoint(path, *saved.net, saved.opt, saved.sched);
+
+  // The model fits, the optimizer does not (AdamW's state into SGD): nothing may change.
+  manual_seed(6);
+  Net net;
+  Dict net_before = deep_copy(net->state_dict());
+  SGD sgd(net->parameters(), SGDOptions(0.3));
+  check_error([&] { load_checkpoint(path, *net, sgd); }, "missing key 'param_groups.0.momentum'");
+  CHECK(same_dict(net_before, net->state_dict()));
+  CHECK(sgd.param_groups()[0].options().get_lr() == 0.3);
+
+  // The optimizer fits and loads, then the scheduler refuses (a StepLR's state into
+  // CosineAnnealingWarmRestarts, which needs "T_cur"): the optimizer gets its state back.
+  AdamW adamw(net->parameters(), AdamWOptions(0.5));
+  CosineAnnealingWarmRestarts cosine(adamw, /*T_0=*/3);
+  Dict opt_before = adamw.state_dict();
+  Dict sched_before = deep_copy(cosine.state_dict());
+  manual_seed(88);
+  std::vector<uint8_t> rng_before = default_cpu_generator().get_state();
+  check_error([&] { load_checkpoint(path, *net, adamw, cosine); }, "T_cur");
+  CHECK(same_dict(opt_before, adamw.state_dict()));
+  CHECK(same_dict(sched_before, cosine.state_dict()));
+  CHECK(adamw.param_groups()[0].options().get_lr() == 0.5);
+  CHECK(same_dict(net_before, net->state_dict()));
+  CHECK(default_cpu_generator().get_state() == rng_before);
+
+  // With matching objects the same file loads, and the optimizer's state is the file's.
+  StepLR step(adamw, 2, 0.5);
+  load_checkpoint(path, *net, adamw, step);
+  CHECK(same_dict(adamw.state_dict(), saved.opt.state_dict()));
+  CHECK(same_parameters(*net, *saved.net));
+}
