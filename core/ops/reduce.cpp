@@ -41,21 +41,34 @@ Tensor arith_reduce_input(const Tensor& x, ScalarType out_t) {
   return x.to(out_t);
 }
 
-/// out (int64) = fold of the integer or bool tensor x over `mask`, each element widened to
-/// int64 as it is read. The fold runs in uint64_t: unsigned arithmetic wraps modulo 2^64, which
-/// gives the bits of PyTorch's wrapping int64 sums and products without signed overflow (UB).
+/// out = fold of the integer or bool tensor x over `mask`, out being int64 (each element
+/// widened as it is read: arith_reduce_input) or x's own dtype. The fold runs in uint64_t:
+/// unsigned arithmetic wraps modulo 2^64, and converting to a narrower or signed type keeps the
+/// low bits, which gives PyTorch's wrapping integer sums and products without signed overflow
+/// (undefined behaviour: INT64_MAX + 1 tripped UBSan).
 template <class F>
-void widening_reduce(const Tensor& x, Tensor& out, uint64_t mask, int init, const F& op) {
+void integer_reduce(const Tensor& x, Tensor& out, uint64_t mask, int init, const F& op) {
   visit_dtype(x.dtype(), [&]<typename T>() {
     if constexpr (std::is_integral_v<T>) {  // bool too
-      int64_t* o = static_cast<int64_t*>(out.data_ptr());
-      cpu::cpu_reduce<T, uint64_t>(
-          x, mask, static_cast<uint64_t>(init),
-          [&op](uint64_t acc, T v, int64_t) { return op(acc, static_cast<uint64_t>(static_cast<int64_t>(v))); },
-          op, [o](int64_t i, uint64_t acc) { o[i] = static_cast<int64_t>(acc); },
-          /*reorder=*/true);
+      auto fold = [&]<typename O>(O* o) {
+        cpu::cpu_reduce<T, uint64_t>(
+            x, mask, static_cast<uint64_t>(init),
+            [&op](uint64_t acc, T v, int64_t) { return op(acc, static_cast<uint64_t>(static_cast<int64_t>(v))); },
+            op,
+            [o](int64_t i, uint64_t acc) {
+              if constexpr (std::is_same_v<O, bool>)
+                o[i] = acc != 0;
+              else
+                o[i] = static_cast<O>(acc);
+            },
+            /*reorder=*/true);
+      };
+      if (out.dtype() == x.dtype())
+        fold(static_cast<T*>(out.data_ptr()));
+      else
+        fold(static_cast<int64_t*>(out.data_ptr()));
     } else {
-      detail::throw_error(detail::str_cat("internal: widening reduction of ", x.dtype()));
+      detail::throw_error(detail::str_cat("internal: integer reduction of ", x.dtype()));
     }
   });
 }
@@ -63,20 +76,17 @@ void widening_reduce(const Tensor& x, Tensor& out, uint64_t mask, int init, cons
 /// out = fold of x over `mask` with `op` (a + b or a * b) in acc_t, starting from `init`.
 template <class F>
 void arith_reduce(const Tensor& x, Tensor& out, uint64_t mask, int init, const F& op) {
-  if (out.dtype() != x.dtype()) return widening_reduce(x, out, mask, init, op);  // arith_reduce_input
+  if (is_integral(x.dtype(), true)) return integer_reduce(x, out, mask, init, op);
   visit_dtype(x.dtype(), [&]<typename T>() {
-    using A = acc_t<T>;
-    T* o = static_cast<T*>(out.data_ptr());
-    cpu::cpu_reduce<T, A>(
-        x, mask, A(init),
-        [&op](A acc, T v, int64_t) { return op(acc, static_cast<A>(static_cast<opmath_t<T>>(v))); }, op,
-        [o](int64_t i, A acc) {
-          if constexpr (std::is_same_v<T, bool>)
-            o[i] = acc != 0;
-          else
-            o[i] = static_cast<T>(static_cast<opmath_t<T>>(acc));
-        },
-        /*reorder=*/true);
+    if constexpr (!std::is_integral_v<T>) {  // integers took integer_reduce
+      using A = acc_t<T>;
+      T* o = static_cast<T*>(out.data_ptr());
+      cpu::cpu_reduce<T, A>(
+          x, mask, A(init),
+          [&op](A acc, T v, int64_t) { return op(acc, static_cast<A>(static_cast<opmath_t<T>>(v))); }, op,
+          [o](int64_t i, A acc) { o[i] = static_cast<T>(static_cast<opmath_t<T>>(acc)); },
+          /*reorder=*/true);
+    }
   });
 }
 

@@ -405,7 +405,8 @@ TEST_CASE("autograd node names are PyTorch's") {
 
 // Found by the big-tensor test (issue 10): sum/prod of an integer tensor converted the whole
 // input to int64 first — 17 GiB and minutes for 2^31 uint8 elements. The kernel now widens each
-// element as it reads it; values, wrapping and the memory it takes are checked here.
+// element as it reads it; values, wrapping and the memory it takes are checked here. Integer
+// folds run in uint64 (int64 overflow was undefined behaviour, found by UBSan on this test).
 TEST_CASE("test_reduce: integer and bool sums widen element by element, with int64 wrapping") {
   // int8 negatives sign-extend; uint8 values above 127 stay positive.
   Tensor i8 = from_values({-128, -1, 5, 127}, {2, 2}, kChar);
@@ -432,6 +433,10 @@ TEST_CASE("test_reduce: integer and bool sums widen element by element, with int
   big.index_put_({0}, int64_t{1} << 62);
   big.index_put_({1}, 4);
   CHECK(big.prod().item<int64_t>() == 0);
+  // Narrower integer results wrap too: int32's maximum + 1 summed as int32.
+  Tensor i32 = from_values({2147483647, 1}, {2}, kInt);
+  CHECK(i32.sum(kInt).item<int32_t>() == std::numeric_limits<int32_t>::min());
+  CHECK(i32.sum().item<int64_t>() == 2147483648);
   // Long runs (several lanes and chunks): every element counts.
   Tensor ramp = arange(100000, kInt);
   CHECK(ramp.sum().item<int64_t>() == int64_t{99999} * 100000 / 2);
