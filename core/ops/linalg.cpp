@@ -40,7 +40,25 @@ void check_expandable(const Tensor& self, IntArrayRef shape) {
 
 Tensor scaled(const Tensor& t, const Scalar& s) { return s.toDouble() == 1.0 ? t : t * s; }
 
-// mm: C = A B.  dA = G B^T, dB = A^T G.
+/// Whether m is a transposed dense matrix (column-major), as w.t() of a contiguous weight is.
+bool column_major(const Tensor& m) {
+  return m.dim() == 2 && m.size(0) > 1 && m.size(1) > 1 && m.stride(0) == 1 && m.stride(1) == m.size(0);
+}
+
+/// The gradients of C = A B, dA = G B^T and dB = A^T G, each laid out like its input: for a
+/// column-major input (linear's w.t()) the gradient is computed transposed, as (B G^T)^T or
+/// (G^T A)^T, so that the weight's own gradient comes out contiguous. Otherwise it is a
+/// transposed view, and accumulating it into the contiguous .grad (an RNN adds one per time
+/// step) is a strided add ~10x slower than a dense one. PyTorch's mm_mat1/mm_mat2_backward do
+/// the same. Same values; only the order of each dot product's terms may differ.
+Tensor mm_mat1_grad(const Tensor& g, const Tensor& a, const Tensor& b) {
+  return column_major(a) ? b.mm(g.t()).t() : g.mm(b.t());
+}
+Tensor mm_mat2_grad(const Tensor& g, const Tensor& a, const Tensor& b) {
+  return column_major(b) ? g.t().mm(a).t() : a.t().mm(g);
+}
+
+// mm: C = A B.  dA = G B^T, dB = A^T G (mm_mat1_grad, mm_mat2_grad).
 struct Mm final : Op {
   static constexpr AutocastPolicies kAutocast = autocast::kLowerPrecisionBoth;
   const char* name() const override { return "mm"; }
@@ -50,8 +68,8 @@ struct Mm final : Op {
   void cuda(const TensorList& in, TensorList& out) const override { cuda::gemm(out[0], in[0], in[1], 0, 1); }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor ga, gb;
-    if (s.needs_grad(0)) ga = g[0].mm(s.input(1).t());
-    if (s.needs_grad(1)) gb = s.input(0).t().mm(g[0]);
+    if (s.needs_grad(0)) ga = mm_mat1_grad(g[0], s.input(0), s.input(1));
+    if (s.needs_grad(1)) gb = mm_mat2_grad(g[0], s.input(0), s.input(1));
     return {ga, gb};
   }
 };
@@ -113,9 +131,11 @@ struct Addmm final : Op {
     add_product(in, out[0], beta, alpha);
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
-    return add_product_backward(
-        s, g[0], beta, alpha, [](const Tensor& x, const Tensor& y) { return x.mm(y); },
-        [](const Tensor& x) { return x.t(); });
+    Tensor gs, ga, gb;
+    if (s.needs_grad(0)) gs = scaled(g[0], beta);
+    if (s.needs_grad(1)) ga = scaled(mm_mat1_grad(g[0], s.input(1), s.input(2)), alpha);
+    if (s.needs_grad(2)) gb = scaled(mm_mat2_grad(g[0], s.input(1), s.input(2)), alpha);
+    return {gs, ga, gb};
   }
 };
 
