@@ -87,21 +87,6 @@ struct Scale {
 
 // ---- Descriptors ---------------------------------------------------------------------------
 
-/// Owns one cuDNN descriptor (created at construction, destroyed with the object).
-template <class T, cudnnStatus_t (*Create)(T*), cudnnStatus_t (*Destroy)(T)>
-class Descriptor {
- public:
-  Descriptor() { EMBER_CUDNN_CHECK(Create(&desc_)); }
-  ~Descriptor() { Destroy(desc_); }
-  Descriptor(const Descriptor&) = delete;
-  Descriptor& operator=(const Descriptor&) = delete;
-  T get() const { return desc_; }
-
- private:
-  T desc_ = nullptr;
-};
-
-using TensorDescriptor = Descriptor<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor, cudnnDestroyTensorDescriptor>;
 using FilterDescriptor = Descriptor<cudnnFilterDescriptor_t, cudnnCreateFilterDescriptor, cudnnDestroyFilterDescriptor>;
 using ConvDescriptor =
     Descriptor<cudnnConvolutionDescriptor_t, cudnnCreateConvolutionDescriptor, cudnnDestroyConvolutionDescriptor>;

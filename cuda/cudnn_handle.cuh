@@ -1,6 +1,7 @@
 // cuDNN handles and errors, internal to cuda/ (includes cuDNN): cudnn_handle() gives the calling
 // thread's handle for the current device, bound to the current stream, and EMBER_CUDNN_CHECK
-// turns a failed cuDNN call into ember::Error with cuDNN's own description of the failure.
+// turns a failed cuDNN call into ember::Error with cuDNN's own description of the failure;
+// Descriptor owns one cuDNN descriptor.
 #pragma once
 
 #include <cudnn.h>
@@ -30,3 +31,24 @@ namespace detail {
     if (ember_cudnn_status_ != CUDNN_STATUS_SUCCESS)                        \
       ::ember::cuda::detail::throw_cudnn_error(ember_cudnn_status_, #expr); \
   } while (0)
+
+namespace ember::cuda {
+
+/// Owns one cuDNN descriptor (created at construction, destroyed with the object); the
+/// convolution (cuda/conv.cpp) and RNN (cuda/rnn.cpp) calls build theirs from it.
+template <class T, cudnnStatus_t (*Create)(T*), cudnnStatus_t (*Destroy)(T)>
+class Descriptor {
+ public:
+  Descriptor() { EMBER_CUDNN_CHECK(Create(&desc_)); }
+  ~Descriptor() { Destroy(desc_); }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  T get() const { return desc_; }
+
+ private:
+  T desc_ = nullptr;
+};
+
+using TensorDescriptor = Descriptor<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor, cudnnDestroyTensorDescriptor>;
+
+}  // namespace ember::cuda

@@ -15,6 +15,7 @@
 #include "ember/core/serialize.h"
 #include "fixtures/pytorch_fixture.h"
 #include "op_check.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace ember;
@@ -22,26 +23,6 @@ using namespace ember::test;
 using Dict = OrderedDict<std::string, Tensor>;
 
 namespace {
-
-/// A fresh directory for one test, removed afterwards.
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() /
-          ("ember_serialize_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(dir);
-  }
-  ~TempDir() { fs::remove_all(dir); }
-  std::string operator/(const std::string& name) const { return (dir / name).string(); }
-  /// Files in the directory other than `keep` (leftover temporaries).
-  std::vector<std::string> others(const std::string& keep) const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().filename() != keep) out.push_back(e.path().filename().string());
-    return out;
-  }
-};
 
 /// The raw bytes of a tensor, contiguous (bit-exact comparison, NaN payloads included).
 std::vector<uint8_t> bytes_of(const Tensor& t) {

@@ -10,6 +10,7 @@
 #include "ember/nn/serialize.h"
 #include "fixtures/module_fixture.h"
 #include "op_check.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace ember;
@@ -17,18 +18,6 @@ using namespace ember::test;
 using Dict = OrderedDict<std::string, Tensor>;
 
 namespace {
-
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() /
-          ("ember_module_serialize_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(dir);
-  }
-  ~TempDir() { fs::remove_all(dir); }
-  std::string operator/(const std::string& name) const { return (dir / name).string(); }
-};
 
 // A module with a child, a buffer and an integer buffer, like BatchNorm's running stats.
 struct NetImpl : nn::Module {

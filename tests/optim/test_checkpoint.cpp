@@ -14,6 +14,7 @@
 #include "ember/optim/reduce_lr_on_plateau.h"
 #include "ember/optim/sgd.h"
 #include "op_check.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace ember;
@@ -22,18 +23,6 @@ using namespace ember::optim;
 using Dict = OrderedDict<std::string, Tensor>;
 
 namespace {
-
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() /
-          ("ember_checkpoint_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(dir);
-  }
-  ~TempDir() { fs::remove_all(dir); }
-  std::string operator/(const std::string& name) const { return (dir / name).string(); }
-};
 
 // Linear -> ReLU -> dropout drawn from the default CPU generator -> Linear, with a step
 // counter buffer: every kind of state a checkpoint must carry.

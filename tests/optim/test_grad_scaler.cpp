@@ -22,6 +22,7 @@
 #include "ember/optim/grad_scaler.h"
 #include "ember/optim/sgd.h"
 #include "op_check.h"
+#include "temp_dir.h"
 #include "optim/fixtures/grad_scaler_trajectory.h"
 
 namespace fs = std::filesystem;
@@ -71,18 +72,6 @@ struct Setup {
     opt.zero_grad();
     scaler.scale((w * floats(c)).sum()).backward();
   }
-};
-
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() /
-          ("ember_grad_scaler_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(dir);
-  }
-  ~TempDir() { fs::remove_all(dir); }
-  std::string operator/(const std::string& name) const { return (dir / name).string(); }
 };
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "ember/optim/checkpoint.h"
 #include "ember/optim/sgd.h"
 #include "op_check.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace ember;
@@ -33,29 +34,6 @@ using namespace ember::test;
 using Dict = OrderedDict<std::string, Tensor>;
 
 namespace {
-
-/// A fresh directory for one test, removed afterwards.
-struct TempDir {
-  fs::path dir;
-  TempDir() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() /
-          ("ember_crash_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(dir);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string operator/(const std::string& name) const { return (dir / name).string(); }
-  /// Names in the directory other than `keep`.
-  std::vector<std::string> others(const std::string& keep) const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().filename() != keep) out.push_back(e.path().filename().string());
-    return out;
-  }
-};
 
 /// Forks a child that runs `body` and exits with its return value (2 if it throws). The
 /// child runs ember single-threaded: OpenMP's worker threads do not survive fork().
