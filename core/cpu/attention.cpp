@@ -28,6 +28,7 @@
 #endif
 
 #include "ember/core/cpu/gemm.h"
+#include "ember/core/cpu/philox_avx2.h"
 #include "ember/core/cpu/vec_math.h"
 #include "ember/core/tensor_iter.h"
 
@@ -152,27 +153,8 @@ uint32_t kept32(const Dropout<M>& dr, uint64_t group) {
   const uint64_t counter = dr.offset + group;
 #if defined(__AVX2__) && defined(__BMI2__)
   if (static_cast<uint32_t>(counter) <= 0xFFFFFFFFu - 7 && dr.threshold <= 0xFFFFFFFFu) {
-    const __m256i m0 = _mm256_set1_epi32(static_cast<int>(0xD2511F53u));
-    const __m256i m1 = _mm256_set1_epi32(static_cast<int>(0xCD9E8D57u));
-    __m256i c0 = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(counter))),
-                                  _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    __m256i c1 = _mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(counter >> 32)));
-    __m256i c2 = _mm256_setzero_si256(), c3 = _mm256_setzero_si256();
-    uint32_t k0 = static_cast<uint32_t>(dr.seed), k1 = static_cast<uint32_t>(dr.seed >> 32);
-    for (int r = 0; r < 10; ++r) {
-      // 32x32 -> 64-bit products: low words by mullo, high words from the even and odd lanes.
-      __m256i pe0 = _mm256_mul_epu32(c0, m0), po0 = _mm256_mul_epu32(_mm256_srli_epi64(c0, 32), m0);
-      __m256i pe1 = _mm256_mul_epu32(c2, m1), po1 = _mm256_mul_epu32(_mm256_srli_epi64(c2, 32), m1);
-      __m256i hi0 = _mm256_blend_epi32(_mm256_srli_epi64(pe0, 32), po0, 0xAA);
-      __m256i hi1 = _mm256_blend_epi32(_mm256_srli_epi64(pe1, 32), po1, 0xAA);
-      __m256i lo0 = _mm256_mullo_epi32(c0, m0), lo1 = _mm256_mullo_epi32(c2, m1);
-      c0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1), _mm256_set1_epi32(static_cast<int>(k0)));
-      c2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3), _mm256_set1_epi32(static_cast<int>(k1)));
-      c1 = lo1;
-      c3 = lo0;
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
+    __m256i c[4];
+    cpu::philox8_avx2(dr.seed, counter, c);
     // Unsigned word < threshold by flipping the sign bits of both sides.
     const __m256i sign = _mm256_set1_epi32(static_cast<int>(0x80000000u));
     const __m256i th = _mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(dr.threshold) ^ 0x80000000u));
@@ -180,8 +162,8 @@ uint32_t kept32(const Dropout<M>& dr, uint64_t group) {
       const __m256i lt = _mm256_cmpgt_epi32(th, _mm256_xor_si256(w, sign));
       return static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(lt)));  // bit b: block b
     };
-    return _pdep_u32(below(c0), 0x11111111u) | _pdep_u32(below(c1), 0x22222222u) |
-           _pdep_u32(below(c2), 0x44444444u) | _pdep_u32(below(c3), 0x88888888u);
+    return _pdep_u32(below(c[0]), 0x11111111u) | _pdep_u32(below(c[1]), 0x22222222u) |
+           _pdep_u32(below(c[2]), 0x44444444u) | _pdep_u32(below(c[3]), 0x88888888u);
   }
 #endif
   uint32_t bits = 0;

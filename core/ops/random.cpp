@@ -16,6 +16,7 @@
 #include "ember/core/shape.h"
 #include "ember/core/tensor_iter.h"
 #include "ember/core/type_promotion.h"
+#include "ember/core/cpu/philox_avx2.h"
 #include "ember/core/ops/random_internal.h"
 #include "ember/cuda/random.h"
 
@@ -84,30 +85,9 @@ struct BernoulliThreshold {
 uint32_t bernoulli_bits8(uint64_t key, uint64_t counter, const BernoulliThreshold& th, int n) {
 #if defined(__AVX2__)
   if (n == 8 && static_cast<uint32_t>(counter) <= 0xFFFFFFFFu - 7) {
-    // The eight counters share their high word; round keys as in philox4x32_10.
-    const __m256i m0 = _mm256_set1_epi32(static_cast<int>(0xD2511F53u));
-    const __m256i m1 = _mm256_set1_epi32(static_cast<int>(0xCD9E8D57u));
-    __m256i c0 = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(counter))),
-                                  _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    __m256i c1 = _mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(counter >> 32)));
-    __m256i c2 = _mm256_setzero_si256(), c3 = _mm256_setzero_si256();
-    uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
-    for (int r = 0; r < 10; ++r) {
-      // 32x32 -> 64-bit products: low words by mullo, high words from the even and odd lanes.
-      __m256i pe0 = _mm256_mul_epu32(c0, m0), po0 = _mm256_mul_epu32(_mm256_srli_epi64(c0, 32), m0);
-      __m256i pe1 = _mm256_mul_epu32(c2, m1), po1 = _mm256_mul_epu32(_mm256_srli_epi64(c2, 32), m1);
-      __m256i hi0 = _mm256_blend_epi32(_mm256_srli_epi64(pe0, 32), po0, 0xAA);
-      __m256i hi1 = _mm256_blend_epi32(_mm256_srli_epi64(pe1, 32), po1, 0xAA);
-      __m256i lo0 = _mm256_mullo_epi32(c0, m0), lo1 = _mm256_mullo_epi32(c2, m1);
-      __m256i n0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1), _mm256_set1_epi32(static_cast<int>(k0)));
-      __m256i n2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3), _mm256_set1_epi32(static_cast<int>(k1)));
-      c0 = n0;
-      c1 = lo1;
-      c2 = n2;
-      c3 = lo0;
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
+    __m256i words[4];  // the eight counters share their high word (checked above)
+    cpu::philox8_avx2(key, counter, words);
+    const __m256i c0 = words[0], c1 = words[1];
     // Unsigned w0 < hi by flipping the sign bits; w1 >> 11 fits a positive int32.
     const __m256i sign = _mm256_set1_epi32(static_cast<int>(0x80000000u));
     __m256i w0 = _mm256_xor_si256(c0, sign);
