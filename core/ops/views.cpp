@@ -346,11 +346,18 @@ Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start_opt, std
   if (end < 0) end += n;
   start = std::clamp<int64_t>(start, 0, n);
   end = std::clamp<int64_t>(end, start, n);
-  int64_t len = (end - start + step - 1) / step;
+  // Counted without signed overflow: a step near INT64_MAX made `end - start + step - 1` and
+  // `stride * step` overflow (fuzz_ops). When the product overflows, the step exceeds the
+  // dim's length, the result has at most one element along it, and the stride is never used
+  // to step: the input's is kept. Otherwise the values are PyTorch's.
+  const int64_t span = end - start;
+  const int64_t len = span == 0 ? 0 : 1 + (span - 1) / step;
   DimVector shape(x.sizes()), strides(x.strides());
   shape[dim] = len;
-  strides[dim] = x.stride(dim) * step;
-  int64_t offset = x.storage_offset() + start * x.stride(dim);
+  int64_t stride = 0, skip = 0;
+  if (!__builtin_mul_overflow(x.stride(dim), step, &stride)) strides[dim] = stride;
+  if (__builtin_mul_overflow(start, x.stride(dim), &skip)) skip = 0;  // start == n, an empty result
+  int64_t offset = x.storage_offset() + skip;
   auto fn = [dim, start, end, step](const Tensor& g) { return g.slice(dim, start, end, step); };
   return run_view_op(RegionView{"slice", fn}, x, make_view(x, shape, strides, offset));
 }

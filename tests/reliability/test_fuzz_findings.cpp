@@ -123,3 +123,23 @@ TEST_CASE("test_fuzz_findings: integer entries of scheduler and scaler state dic
               "expected a whole number for 'growth_interval' in GradScaler state_dict");
   CHECK(scaler.get_growth_interval() == 2000);
 }
+
+// fuzz_ops (CI of 2026-12-01): slice with a step near INT64_MAX overflowed `stride * step` and
+// `end - start + step - 1` (UBSan: 4611686018427387903 * 3). The result is the one element at
+// start; ordinary steps keep PyTorch's strides.
+TEST_CASE("fuzz findings: slice with a huge step takes one element, without overflow") {
+  const int64_t huge = std::numeric_limits<int64_t>::max() / 2;
+  Tensor x = arange(12, kDouble).view({4, 3});
+  Tensor cols = x.slice(1, 1, 3, huge);
+  CHECK(cols.sizes().vec() == std::vector<int64_t>{4, 1});
+  CHECK(values_of<double>(cols) == std::vector<double>{1, 4, 7, 10});
+  Tensor rows = x.t().slice(1, 0, 4, std::numeric_limits<int64_t>::max());
+  CHECK(rows.sizes().vec() == std::vector<int64_t>{3, 1});
+  CHECK(values_of<double>(rows) == std::vector<double>{0, 1, 2});
+  CHECK(x.slice(0, 4, 4, huge).numel() == 0);
+  // An ordinary step: PyTorch's size and stride.
+  Tensor s = x.slice(0, 0, 4, 3);
+  CHECK(s.sizes().vec() == std::vector<int64_t>{2, 3});
+  CHECK(s.stride(0) == 9);
+  CHECK(values_of<double>(s) == std::vector<double>{0, 1, 2, 9, 10, 11});
+}
