@@ -6,6 +6,9 @@
 # Usage: fuzz/run_fuzzers.sh SECONDS [target...]
 #   EMBER_FUZZ_BUILD  the build directory (default build-fuzz)
 #   FUZZ_OUT          where logs and findings go (default $EMBER_FUZZ_BUILD/fuzz-out)
+#   FUZZ_SEED         libFuzzer's -seed: the same mutations every run (CI sets 1, so a CI run
+#                     repeats the last one's inputs as far as its time allows and fails only
+#                     on what a change brought in); unset, a fresh random seed each run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:?usage: fuzz/run_fuzzers.sh SECONDS [target...]}
@@ -30,6 +33,7 @@ for t in "${targets[@]}"; do
   args=(-max_total_time="$seconds" -print_final_stats=1 -timeout=20 -rss_limit_mb=2560
         -artifact_prefix="$out/$t/")
   [ -n "${dicts[$t]:-}" ] && args+=(-dict="${dicts[$t]}")
+  [ -n "${FUZZ_SEED:-}" ] && args+=(-seed="$FUZZ_SEED")
   rc=0
   "$bin" "${args[@]}" "$out/$t/corpus" >"$out/$t/log" 2>&1 || rc=$?
   inputs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$t/log" | tail -1)
