@@ -12,9 +12,12 @@
 #include "ember/nn/modules/dropout.h"
 #include "ember/nn/modules/embedding.h"
 #include "ember/nn/modules/normalization.h"
+#include "module_check.h"
 #include "op_check.h"
 
 using namespace ember;
+using ember::test::repr;
+using ember::test::keys_of;
 namespace F = ember::nn::functional;
 using ember::test::check_close;
 using ember::test::check_error;
@@ -23,18 +26,6 @@ using ember::test::shape;
 using ember::test::values;
 
 namespace {
-
-std::string repr(const nn::Module& m) {
-  std::ostringstream os;
-  m.pretty_print(os);
-  return os.str();
-}
-
-std::vector<std::string> keys_of(const OrderedDict<std::string, Tensor>& d) {
-  std::vector<std::string> k;
-  for (const auto& item : d) k.push_back(item.key());
-  return k;
-}
 
 /// Per-channel mean and unbiased variance of an (N, C, *) tensor.
 std::pair<std::vector<double>, std::vector<double>> channel_stats(const Tensor& x) {

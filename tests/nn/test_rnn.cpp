@@ -6,9 +6,12 @@
 #include <sstream>
 
 #include "nn/fixtures/rnn_fixture.h"
+#include "module_check.h"
 #include "op_check.h"
 
 using namespace ember;
+using ember::test::repr;
+using ember::test::keys_of;
 using ember::test::check_close;
 using ember::test::check_error;
 using ember::test::check_grad;
@@ -17,18 +20,6 @@ using ember::test::shape;
 using ember::test::values;
 
 namespace {
-
-std::string repr(const nn::Module& m) {
-  std::ostringstream os;
-  m.pretty_print(os);
-  return os.str();
-}
-
-std::vector<std::string> keys_of(const OrderedDict<std::string, Tensor>& d) {
-  std::vector<std::string> k;
-  for (const auto& item : d) k.push_back(item.key());
-  return k;
-}
 
 // ---- PyTorch fixtures ------------------------------------------------------------------
 

@@ -11,9 +11,11 @@
 #include "ember/core/serialize.h"
 #include "ember/nn/modules/transformer.h"
 #include "fixtures/transformer_fixture.h"
+#include "module_check.h"
 #include "op_check.h"
 
 using namespace ember;
+using ember::test::keys_of;
 using ember::test::check_close;
 using ember::test::check_error;
 using ember::test::check_grad;
@@ -41,12 +43,6 @@ Tensor fx(const std::string& key) {
 Tensor opt(const std::string& key) { return has(key) ? fx(key) : Tensor(); }
 
 Tensor leaf(const std::string& key) { return fx(key).detach().clone().requires_grad_(true); }
-
-std::vector<std::string> keys_of(const Dict& d) {
-  std::vector<std::string> keys;
-  for (const auto& item : d) keys.push_back(item.key());
-  return keys;
-}
 
 /// Loads case `name`'s PyTorch state dict into m (float64, eval), first checking that m's
 /// state-dict keys are PyTorch's, in PyTorch's order.
