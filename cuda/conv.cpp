@@ -228,29 +228,27 @@ std::optional<size_t> workspace_size(cudnnHandle_t h, const ConvCall& c, const D
   return bytes;
 }
 
-/// Runs the call with `algo` (the descriptors already in its math mode).
-void convolve(cudnnHandle_t h, const ConvCall& c, const Descriptors& d, int algo, void* workspace,
-              size_t workspace_bytes) {
+/// Runs the call with `algo` (the descriptors already in its math mode); cuDNN's status.
+cudnnStatus_t convolve(cudnnHandle_t h, const ConvCall& c, const Descriptors& d, int algo, void* workspace,
+                       size_t workspace_bytes) {
   const Scale one(1.0), beta(c.accumulate ? 1.0 : 0.0);
   const void* alpha_p = one.ptr(c.dtype);
   const void* beta_p = beta.ptr(c.dtype);
   switch (c.kind) {
     case ConvKind::kForward:
-      EMBER_CUDNN_CHECK(cudnnConvolutionForward(h, alpha_p, d.x.get(), c.x_ptr, d.w.get(), c.w_ptr, d.conv.get(),
-                                                static_cast<cudnnConvolutionFwdAlgo_t>(algo), workspace,
-                                                workspace_bytes, beta_p, d.y.get(), c.y_ptr));
-      return;
+      return cudnnConvolutionForward(h, alpha_p, d.x.get(), c.x_ptr, d.w.get(), c.w_ptr, d.conv.get(),
+                                     static_cast<cudnnConvolutionFwdAlgo_t>(algo), workspace, workspace_bytes, beta_p,
+                                     d.y.get(), c.y_ptr);
     case ConvKind::kBackwardData:
-      EMBER_CUDNN_CHECK(cudnnConvolutionBackwardData(h, alpha_p, d.w.get(), c.w_ptr, d.y.get(), c.y_ptr,
-                                                     d.conv.get(), static_cast<cudnnConvolutionBwdDataAlgo_t>(algo),
-                                                     workspace, workspace_bytes, beta_p, d.x.get(), c.x_ptr));
-      return;
+      return cudnnConvolutionBackwardData(h, alpha_p, d.w.get(), c.w_ptr, d.y.get(), c.y_ptr, d.conv.get(),
+                                          static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), workspace,
+                                          workspace_bytes, beta_p, d.x.get(), c.x_ptr);
     case ConvKind::kBackwardFilter:
-      EMBER_CUDNN_CHECK(cudnnConvolutionBackwardFilter(
-          h, alpha_p, d.x.get(), c.x_ptr, d.y.get(), c.y_ptr, d.conv.get(),
-          static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), workspace, workspace_bytes, beta_p, d.w.get(), c.w_ptr));
-      return;
+      return cudnnConvolutionBackwardFilter(h, alpha_p, d.x.get(), c.x_ptr, d.y.get(), c.y_ptr, d.conv.get(),
+                                            static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), workspace,
+                                            workspace_bytes, beta_p, d.w.get(), c.w_ptr);
   }
+  return CUDNN_STATUS_BAD_PARAM;
 }
 
 /// The pointer the call writes.
@@ -297,13 +295,8 @@ std::vector<AlgoPerf> benchmark(cudnnHandle_t h, const ConvCall& c, const Descri
 }
 
 /// The algorithms the call may run, best first: cached, or found and cached.
-std::vector<AlgoChoice> choose(cudnnHandle_t h, const ConvCall& c, const Descriptors& d) {
-  // As PyTorch's: ember::use_deterministic_algorithms(true) implies cudnn.deterministic.
-  const bool tf32 = backends::cudnn::allow_tf32;
-  const bool deterministic = backends::cudnn::deterministic || are_deterministic_algorithms_enabled();
-  const bool timed = backends::cudnn::benchmark;
-  const ConvAlgoKey key =
-      make_algo_key(current_device(), c.kind, c.dtype, c.x, c.w, c.y, c.args, tf32, deterministic, timed);
+std::vector<AlgoChoice> choose(cudnnHandle_t h, const ConvCall& c, const Descriptors& d, const ConvAlgoKey& key) {
+  const bool tf32 = key.allow_tf32, deterministic = key.deterministic, timed = key.benchmark;
   if (auto hit = algo_cache().find(key)) return *hit;
 
   d.set_math(search_math(c.dtype, tf32));
@@ -325,16 +318,39 @@ std::vector<AlgoChoice> choose(cudnnHandle_t h, const ConvCall& c, const Descrip
   return choices;
 }
 
+/// The cache key of a call under the current switches. As PyTorch's:
+/// ember::use_deterministic_algorithms(true) implies cudnn.deterministic.
+ConvAlgoKey algo_key(const ConvCall& c) {
+  const bool deterministic = backends::cudnn::deterministic || are_deterministic_algorithms_enabled();
+  return make_algo_key(current_device(), c.kind, c.dtype, c.x, c.w, c.y, c.args, backends::cudnn::allow_tf32,
+                       deterministic, backends::cudnn::benchmark);
+}
+
+/// Runs the call with the first algorithm that gets its workspace and runs (an engine cuDNN
+/// refuses at execution is dropped from the cache and the next one tried: conv_plan.h,
+/// run_first_working).
 void run(const ConvCall& c) {
   cudnnHandle_t h = cudnn_handle();
   const Descriptors d(c);
-  const std::vector<AlgoChoice> choices = choose(h, c, d);
+  const ConvAlgoKey key = algo_key(c);
+  const std::vector<AlgoChoice> choices = choose(h, c, d, key);
   Tensor workspace;
-  const AlgoChoice& a = choices[reserve_first_fitting(choices, [&](const AlgoChoice& o) {
-    workspace = o.workspace ? device_bytes(o.workspace) : Tensor();
-  })];
-  d.set_math(a.math);
-  convolve(h, c, d, a.algo, workspace.defined() ? workspace.data_ptr() : nullptr, a.workspace);
+  std::vector<AlgoChoice> failed;
+  auto reserve = [&](const AlgoChoice& o) { workspace = o.workspace ? device_bytes(o.workspace) : Tensor(); };
+  auto attempt = [&](const AlgoChoice& a) -> std::optional<std::string> {
+    d.set_math(a.math);
+    const cudnnStatus_t status =
+        convolve(h, c, d, a.algo, workspace.defined() ? workspace.data_ptr() : nullptr, a.workspace);
+    if (status == CUDNN_STATUS_SUCCESS) return std::nullopt;
+    return std::string(cudnnGetErrorString(status));
+  };
+  try {
+    run_first_working(choices, reserve, attempt, &failed);
+  } catch (...) {
+    if (!failed.empty()) algo_cache().drop(key, failed);
+    throw;
+  }
+  if (!failed.empty()) algo_cache().drop(key, failed);
 }
 
 /// Runs `kind` over the batch in chunks cuDNN's 32-bit tensors can hold (one chunk, in all

@@ -21,6 +21,7 @@
 #include <limits>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -264,6 +265,35 @@ size_t reserve_first_fitting(const std::vector<AlgoChoice>& choices, Reserve&& r
   std::rethrow_exception(out_of_memory);
 }
 
+/// Runs a convolution with the first usable choice: `reserve(choice)` gets its workspace (as
+/// reserve_first_fitting: out of memory moves on to a smaller one), then `attempt(choice)` runs
+/// it and returns nothing on success or cuDNN's description of why it did not run. An engine
+/// that fails at run time for another reason than memory (cuDNN can accept an algorithm in its
+/// heuristics and workspace query, then refuse it at execution: CUDNN_STATUS_NOT_SUPPORTED,
+/// EXECUTION_FAILED) is dropped and the next one tried. `failed` receives the algorithms that
+/// failed, so the caller can drop them from its cache. When none runs, the error lists each
+/// algorithm with its failure. Returns the index of the choice that ran.
+template <class Reserve, class Attempt>
+size_t run_first_working(const std::vector<AlgoChoice>& choices, Reserve&& reserve, Attempt&& attempt,
+                         std::vector<AlgoChoice>* failed) {
+  std::vector<size_t> left(choices.size());
+  for (size_t i = 0; i < left.size(); ++i) left[i] = i;
+  std::string why;
+  while (!left.empty()) {
+    std::vector<AlgoChoice> offer;
+    for (size_t i : left) offer.push_back(choices[i]);
+    const size_t k = reserve_first_fitting(offer, reserve);  // raises when no workspace fits
+    const size_t i = left[k];
+    const std::optional<std::string> error = attempt(choices[i]);
+    if (!error) return i;
+    if (failed) failed->push_back(choices[i]);
+    why += detail::str_cat(why.empty() ? "" : "; ", "algorithm ", choices[i].algo, ": ", *error);
+    left.erase(left.begin() + static_cast<std::ptrdiff_t>(k));
+  }
+  detail::throw_error(detail::str_cat("cuDNN could not run this convolution with any of its ", choices.size(),
+                                      " algorithms (", why, ")"));
+}
+
 /// PyTorch's error when ember::backends::cudnn::deterministic leaves no algorithm.
 [[noreturn]] inline void throw_no_deterministic_algorithm() {
   detail::throw_error("no deterministic convolution algorithms available in CuDNN");
@@ -283,6 +313,15 @@ class ConvAlgoCache {
   void insert(const ConvAlgoKey& key, std::vector<AlgoChoice> choices) {
     std::lock_guard<std::mutex> lock(mutex_);
     map_.emplace(key, std::move(choices));
+  }
+  /// Forgets `failed` for the key (an engine that did not run), so later calls start with the
+  /// next one; a key left with no choice is forgotten whole and searched again next time.
+  void drop(const ConvAlgoKey& key, const std::vector<AlgoChoice>& failed) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = map_.find(key);
+    if (it == map_.end()) return;
+    std::erase_if(it->second, [&](const AlgoChoice& c) { return std::find(failed.begin(), failed.end(), c) != failed.end(); });
+    if (it->second.empty()) map_.erase(it);
   }
   size_t size() const {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -221,9 +221,14 @@ bool try_gemm_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Te
 
   cublasLtMatmulHeuristicResult_t heuristic{};
   int found = 0;
-  EMBER_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(lt, desc.h, first.h, second.h, result.h, result.h, pref.h, 1,
-                                                    &heuristic, &found));
-  if (found == 0) return false;  // no fused kernel for this case: the caller takes the unfused path
+  // No fused kernel for this case: the caller takes the unfused path. cuBLASLt says so in
+  // three ways: zero results, CUBLAS_STATUS_NOT_SUPPORTED from the query itself (seen for
+  // layouts and alignments no kernel covers), or a result whose own state is not success.
+  const cublasStatus_t query = cublasLtMatmulAlgoGetHeuristic(lt, desc.h, first.h, second.h, result.h, result.h,
+                                                              pref.h, 1, &heuristic, &found);
+  if (query == CUBLAS_STATUS_NOT_SUPPORTED) return false;
+  EMBER_CUBLAS_CHECK(query);
+  if (found == 0 || heuristic.state != CUBLAS_STATUS_SUCCESS) return false;
 
   // The workspace comes from the caching allocator, on the current stream (the product's), so
   // it is reused only by work enqueued after the product there.

@@ -15,10 +15,10 @@ namespace {
 /// (a[i] = *(b[i] + idx[i] * step)), scatter writes a there (*(a[i] + idx[i] * step) = b[i]).
 template <bool kGather, class Word, class Index>
 __global__ void indexed_move_kernel(Index n, Pointers<3> ptr, OffsetCalc<3, Index> calc, int64_t step) {
-  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
-  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;  // Note [grid-stride counter width]
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     Index o[3];
-    calc.get(i, o);
+    calc.get(static_cast<Index>(i), o);
     int64_t jump = load_index(ptr.p[2] + o[2]) * step;
     if constexpr (kGather)
       *reinterpret_cast<Word*>(ptr.p[0] + o[0]) = *reinterpret_cast<const Word*>(ptr.p[1] + o[1] + jump);
@@ -31,10 +31,10 @@ __global__ void indexed_move_kernel(Index n, Pointers<3> ptr, OffsetCalc<3, Inde
 template <class Index>
 __global__ void range_check_kernel(Index n, Pointers<1> ptr, OffsetCalc<1, Index> calc, int64_t lo,
                                    int64_t hi, int* flag) {
-  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
-  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;  // Note [grid-stride counter width]
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     Index o[1];
-    calc.get(i, o);
+    calc.get(static_cast<Index>(i), o);
     int64_t v = load_index(ptr.p[0] + o[0]);
     if (v < lo || v >= hi) *flag = 1;  // every writer writes 1: the race is harmless
   }

@@ -212,12 +212,16 @@ __global__ void map_1d_kernel(int64_t n, Pointers<Sig::N> ptr, ByteStrides<Sig::
 }
 
 /// Any shape: the offset calculator maps each linear index to the operands' elements.
+/// Note [grid-stride counter width]: the loop counter is 64-bit even when Index (the offset
+/// arithmetic, where 64-bit division is slow) is 32-bit. fits_in_int32 only bounds n by
+/// INT32_MAX, and i + the grid's stride (up to 2^28 threads) passes it near 2^31 elements:
+/// a signed 32-bit counter would wrap negative and index before the tensor.
 template <class Sig, class Index, class F>
 __global__ void map_nd_kernel(Index n, Pointers<Sig::N> ptr, OffsetCalc<Sig::N, Index> calc, F f) {
-  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
-  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     Index o[Sig::N];
-    calc.get(i, o);
+    calc.get(static_cast<Index>(i), o);
     int64_t off[Sig::N];
 #pragma unroll
     for (int k = 0; k < Sig::N; ++k) off[k] = static_cast<int64_t>(o[k]);

@@ -30,10 +30,10 @@ namespace {
 template <class Index>
 __global__ void destination_kernel(Index n, Pointers<3> ptr, OffsetCalc<3, Index> calc, int64_t step,
                                    int64_t elem, uint64_t* keys, int64_t* order) {
-  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
-  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;  // Note [grid-stride counter width]
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     Index o[3];
-    calc.get(i, o);
+    calc.get(static_cast<Index>(i), o);
     int64_t byte_offset = static_cast<int64_t>(o[0]) + load_index(ptr.p[2] + o[2]) * step;
     keys[i] = static_cast<uint64_t>(byte_offset / elem);
     order[i] = static_cast<int64_t>(i);

@@ -281,6 +281,72 @@ TEST_CASE("cuda conv plan: a workspace that cannot be had falls back to an algor
   CHECK(calls == 1);
 }
 
+TEST_CASE("cuda conv plan: an engine that fails at run time gives way to the next one") {
+  const std::string oom = "CUDA out of memory. Tried to allocate 1 GiB";
+  const std::vector<AlgoChoice> choices{{7, ConvMath::kDefault, 4000}, {4, ConvMath::kTensorOp, 500},
+                                        {1, ConvMath::kDefault, 0}};
+  std::vector<int> reserved, attempted;
+  std::vector<AlgoChoice> failed;
+  // Algorithm 7 gets its workspace but cuDNN refuses it at execution; 4 runs.
+  size_t ran = run_first_working(
+      choices, [&](const AlgoChoice& c) { reserved.push_back(c.algo); },
+      [&](const AlgoChoice& c) -> std::optional<std::string> {
+        attempted.push_back(c.algo);
+        if (c.algo == 7) return std::string("CUDNN_STATUS_NOT_SUPPORTED");
+        return std::nullopt;
+      },
+      &failed);
+  CHECK(ran == 1);
+  CHECK(reserved == std::vector<int>{7, 4});
+  CHECK(attempted == std::vector<int>{7, 4});
+  CHECK(failed == std::vector<AlgoChoice>{choices[0]});
+
+  // Out of memory for 7 and a run-time failure of 4: the workspace-free 1 runs.
+  reserved.clear(), attempted.clear(), failed.clear();
+  ran = run_first_working(
+      choices,
+      [&](const AlgoChoice& c) {
+        reserved.push_back(c.algo);
+        if (c.workspace > 1000) throw OutOfMemoryError(oom);
+      },
+      [&](const AlgoChoice& c) -> std::optional<std::string> {
+        attempted.push_back(c.algo);
+        if (c.algo == 4) return std::string("CUDNN_STATUS_EXECUTION_FAILED");
+        return std::nullopt;
+      },
+      &failed);
+  CHECK(ran == 2);
+  CHECK(attempted == std::vector<int>{4, 1});
+  CHECK(failed == std::vector<AlgoChoice>{choices[1]});
+
+  // None runs: the error names each algorithm and its failure.
+  failed.clear();
+  test::check_error(
+      [&] {
+        run_first_working(
+            choices, [](const AlgoChoice&) {},
+            [](const AlgoChoice& c) -> std::optional<std::string> { return "status " + std::to_string(c.algo); },
+            &failed);
+      },
+      "cuDNN could not run this convolution with any of its 3 algorithms (algorithm 7: status 7; algorithm 4: "
+      "status 4; algorithm 1: status 1)");
+  CHECK(failed.size() == 3);
+}
+
+TEST_CASE("cuda conv plan: the cache drops algorithms that failed, and the key once none is left") {
+  ConvAlgoCache cache;
+  const ConvAlgoKey k = make_algo_key(0, ConvKind::kForward, kFloat, {2, 3, 8, 8}, {4, 3, 3, 3}, {2, 4, 6, 6}, {},
+                                      false, false, false);
+  cache.insert(k, {{1, ConvMath::kFma, 64}, {3, ConvMath::kFma, 0}});
+  cache.drop(k, {{1, ConvMath::kFma, 64}});
+  REQUIRE(cache.find(k).has_value());
+  CHECK(*cache.find(k) == std::vector<AlgoChoice>{{3, ConvMath::kFma, 0}});
+  cache.drop(k, {{3, ConvMath::kFma, 0}});
+  CHECK_FALSE(cache.find(k).has_value());
+  cache.drop(k, {{3, ConvMath::kFma, 0}});  // an absent key: nothing to do
+  CHECK(cache.size() == 0);
+}
+
 TEST_CASE("cuda conv plan: the algorithm cache keeps the first answer per key") {
   ConvAlgoCache cache;
   const ConvAlgoKey k = make_algo_key(0, ConvKind::kBackwardFilter, kFloat, {2, 3, 8, 8}, {4, 3, 3, 3},

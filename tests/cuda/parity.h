@@ -14,6 +14,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <string>
@@ -31,6 +32,14 @@ inline const std::vector<ScalarType> kIntegralTypes = {kUInt8, kInt8, kInt16, kI
 inline const std::vector<ScalarType> kFloatTypes = {kHalf, kBFloat16, kFloat, kDouble};
 
 inline Device cuda_device() { return Device(kCUDA, 0); }
+
+/// EMBER_NO_ALLOCATOR_CACHE=1 (the GPU check's compute-sanitizer stage) gives every tensor its
+/// own cudaMalloc and cudaFree. cudaFree synchronizes the device, so tests that watch reuse
+/// or need work still pending on a stream have nothing to observe then and skip.
+inline bool allocator_cache_off() {
+  const char* v = std::getenv("EMBER_NO_ALLOCATOR_CACHE");
+  return v && v[0] == '1';
+}
 
 /// Absolute and relative tolerance: |cuda - cpu| <= atol + rtol * |cpu|.
 struct Tol {

@@ -68,6 +68,33 @@ TEST_CASE("cuda big tensors: random_, bernoulli_, copy, index_select and argmax 
   CHECK(x.sum(kByte).item<uint8_t>() == static_cast<uint8_t>(250 - 7));
 }
 
+// Just under 2^31 one-byte elements, the n-d kernels take 32-bit offsets (every byte offset
+// fits) while i + the grid's stride (2^28 threads) passes INT32_MAX: with a 32-bit loop counter
+// the last round wrapped negative and wrote before the tensor (Note [grid-stride counter width]
+// in cuda/loops.cuh). A broadcasting add (gpu_map's n-d kernel) and an index_select
+// (cuda/index.cu's indexed move), each checked on its whole last row.
+TEST_CASE("cuda big tensors: n-d elementwise and gather just under 2^31 elements (32-bit offsets)") {
+  const int64_t rows = 65536, cols = 32767;  // 2^31 - 65536 elements
+  const TensorOptions i64 = TensorOptions().dtype(kLong).device(cuda_device());
+  Tensor r = arange(0, rows, i64).to(kByte).view({rows, 1});  // k mod 256
+  Tensor c = arange(0, cols, i64).to(kByte).view({1, cols});
+  Tensor y = r + c;
+  REQUIRE(y.sizes() == IntArrayRef{rows, cols});
+  std::vector<double> last = host_values(y.narrow(0, rows - 1, 1).reshape({cols}));
+  size_t bad = 0;
+  for (int64_t j = 0; j < cols; ++j) bad += last[static_cast<size_t>(j)] != static_cast<double>(((rows - 1) + j) % 256);
+  CHECK(bad == 0);
+
+  Tensor src = arange(0, rows * 2, i64).to(kByte).view({rows, 2});  // src[i][k] = (2 i + k) mod 256
+  Tensor idx = arange(0, cols, i64).remainder(2);
+  Tensor out = src.index_select(1, idx);
+  REQUIRE(out.sizes() == IntArrayRef{rows, cols});
+  last = host_values(out.narrow(0, rows - 1, 1).reshape({cols}));
+  bad = 0;
+  for (int64_t j = 0; j < cols; ++j) bad += last[static_cast<size_t>(j)] != static_cast<double>((2 * (rows - 1) + j % 2) % 256);
+  CHECK(bad == 0);
+}
+
 TEST_CASE("cuda pytorch#125224: restoring the CUDA generator's state replays; later draws are new") {
   manual_seed(125224);
   Generator& g = default_cuda_generator();

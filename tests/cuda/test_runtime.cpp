@@ -18,13 +18,6 @@ namespace {
 
 constexpr int64_t kMiB = int64_t{1} << 20;
 
-// EMBER_NO_ALLOCATOR_CACHE=1 (the compute-sanitizer run) gives every tensor its own
-// cudaMalloc: the reuse checks have nothing to observe then.
-bool caching_off() {
-  const char* v = std::getenv("EMBER_NO_ALLOCATOR_CACHE");
-  return v && v[0] == '1';
-}
-
 template <class F>
 void check_error(F&& f, const char* text) {
   CHECK_THROWS_WITH_AS(f(), doctest::Contains(text), Error);
@@ -170,7 +163,7 @@ TEST_CASE("cuda runtime: block makes another stream wait for the event") {
 // ---- the caching allocator -------------------------------------------------------------------
 
 TEST_CASE("cuda allocator: a steady loop reuses cached blocks without new cudaMalloc") {
-  if (caching_off()) return;
+  if (allocator_cache_off()) return;
   cuda::synchronize();
   // Warm up with the loop's shapes, then nothing may reach the device.
   auto step = [] {
@@ -199,7 +192,7 @@ TEST_CASE("cuda allocator: a steady loop reuses cached blocks without new cudaMa
 }
 
 TEST_CASE("cuda allocator: statistics follow allocations, peaks reset, empty_cache returns memory") {
-  if (caching_off()) return;
+  if (allocator_cache_off()) return;
   cuda::empty_cache();
   size_t base = cuda::memory_allocated();
   cuda::reset_peak_memory_stats();
@@ -241,7 +234,7 @@ TEST_CASE("cuda allocator: an impossible request raises PyTorch's out-of-memory 
 }
 
 TEST_CASE("cuda allocator: memory used on a second stream is reused only after that stream is done") {
-  if (caching_off()) return;
+  if (allocator_cache_off()) return;
   cuda::synchronize();
   cuda::empty_cache();  // start from empty pools, so the blocks below are the only candidates
   cuda::CUDAStream side = cuda::getStreamFromPool();
@@ -285,7 +278,7 @@ TEST_CASE("cuda pinned memory: pin_memory and is_pinned") {
 }
 
 TEST_CASE("cuda pinned memory: a non_blocking copy from pinned memory is asynchronous and keeps its block") {
-  if (caching_off()) return;
+  if (allocator_cache_off()) return;
   const int64_t n = 4 * kMiB;  // 16 MiB
   Tensor host = full({n}, 5.0).pin_memory();
   void* p = host.data_ptr();
