@@ -3,6 +3,7 @@
 // convolution is cuDNN's, so every call says how to get it.
 #include "ember/core/error.h"
 #include "ember/cuda/conv.h"
+#include "ember/cuda/versions.h"
 
 namespace ember::cuda {
 namespace {
@@ -16,5 +17,10 @@ namespace {
 void conv_forward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const ConvArgs2d&) { no_cudnn(); }
 void conv_transpose(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const ConvArgs2d&) { no_cudnn(); }
 void conv_backward_weight(const Tensor&, const Tensor&, const Tensor&, const ConvArgs2d&) { no_cudnn(); }
+
+namespace detail {
+std::string cudnn_built_version() { return "not built (-DEMBER_CUDNN=OFF)"; }
+std::string cudnn_loaded_version() { return "not built (-DEMBER_CUDNN=OFF)"; }
+}  // namespace detail
 
 }  // namespace ember::cuda

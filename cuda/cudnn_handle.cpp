@@ -4,12 +4,14 @@
 // same scheme as cuBLAS's (cuda/blas_handle.cpp), without the per-stream workspaces: cuDNN's
 // convolutions take their workspace as an argument.
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "ember/cuda/cuda.h"
 #include "ember/cuda/cuda_check.h"
 #include "ember/cuda/cudnn_handle.cuh"
+#include "ember/cuda/versions.h"
 
 namespace ember::cuda {
 namespace {
@@ -62,5 +64,16 @@ cudnnHandle_t cudnn_handle() {
   EMBER_CUDNN_CHECK(cudnnSetStream(h, current_raw_stream()));
   return h;
 }
+
+namespace detail {
+std::string cudnn_built_version() {
+  return std::to_string(CUDNN_MAJOR) + "." + std::to_string(CUDNN_MINOR) + "." + std::to_string(CUDNN_PATCHLEVEL);
+}
+/// cudnnGetVersion() is the loaded library's (major * 10000 + minor * 100 + patch in cuDNN 9).
+std::string cudnn_loaded_version() {
+  const size_t v = cudnnGetVersion();
+  return std::to_string(v / 10000) + "." + std::to_string((v % 10000) / 100) + "." + std::to_string(v % 100);
+}
+}  // namespace detail
 
 }  // namespace ember::cuda

@@ -16,6 +16,7 @@
 #include "ember/cuda/softmax.h"
 #include "ember/cuda/tril.h"
 #include "ember/cuda/unary.h"
+#include "ember/cuda/versions.h"
 
 namespace ember::cuda {
 namespace {
@@ -266,5 +267,9 @@ void rnn_backward(const RnnShape&, const Tensor&, const Tensor&, const Tensor&, 
   no_cuda();
 }
 std::vector<RnnCopy> rnn_weight_copies(const RnnShape&, ScalarType) { no_cuda(); }
+
+// ---- versions.h (versions.cpp) ----
+InfoList build_info() { return {{"CUDA backend", "not built"}}; }
+InfoList runtime_info(int) { no_cuda(); }
 
 }  // namespace ember::cuda

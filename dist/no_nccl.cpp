@@ -16,6 +16,7 @@ constexpr const char* kNoNccl = "Distributed package doesn't have NCCL built in"
 }  // namespace
 
 bool ProcessGroupNCCL::is_available() { return false; }
+std::string ProcessGroupNCCL::version() { return ""; }
 
 ProcessGroupNCCL::ProcessGroupNCCL(const std::shared_ptr<Store>& store, int rank, int size, Options options)
     : ProcessGroup(rank, size), store_(store), options_(std::move(options)) {

@@ -362,6 +362,13 @@ struct ProcessGroupNCCL::Impl {
 
 bool ProcessGroupNCCL::is_available() { return true; }
 
+std::string ProcessGroupNCCL::version() {
+  int v = 0;
+  if (ncclGetVersion(&v) != ncclSuccess) return "unknown (ncclGetVersion failed)";
+  // NCCL >= 2.9 encodes major * 10000 + minor * 100 + patch.
+  return std::to_string(v / 10000) + "." + std::to_string((v % 10000) / 100) + "." + std::to_string(v % 100);
+}
+
 ProcessGroupNCCL::ProcessGroupNCCL(const std::shared_ptr<Store>& store, int rank, int size, Options options)
     : ProcessGroup(rank, size), store_(store), options_(std::move(options)), impl_(std::make_unique<Impl>()) {
   EMBER_CHECK(store_ != nullptr, "ProcessGroupNCCL: store is null");

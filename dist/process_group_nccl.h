@@ -32,6 +32,9 @@ class ProcessGroupNCCL : public ProcessGroup {
 
   /// Whether this build has the NCCL backend (torch.distributed.is_nccl_available()).
   static bool is_available();
+  /// The version of the NCCL library this process loaded, "2.27.3" (torch.cuda.nccl.version()
+  /// as text); "" in a build without NCCL.
+  static std::string version();
 
   /// Every rank of the group passes the same store (or prefix stores with one prefix).
   /// Raises without a GPU. Ranks meet at the first collective (or here with device_id).
