@@ -128,6 +128,7 @@ class Check:
         self.scale = args.budget / sum(CAPS.values())
         self.stages, self.header, self.sections = [], [], []
         self.cases = []
+        self.process_problems = []  # test processes that died outside any case, or before one
         self.env = dict(os.environ)
         self.bin = {p: os.path.join(self.bundle, "bin", p) for p in PROGRAMS}
         self.manifest = {}
@@ -187,6 +188,8 @@ class Check:
                 out.append(f"           {c.message[:400]}")
                 if c.rerun:
                     out.append(f"           rerun with CUDA_LAUNCH_BLOCKING=1 EMBER_CUDA_SYNC_CHECK=1: {c.rerun[:400]}")
+        for p in self.process_problems:
+            out.append(f"  process: {p[:400]}")
         if not_run:
             files = sorted({c.file for c in not_run})
             out.append(f"not run (time box): {len(not_run)} cases in {', '.join(files[:8])}"
@@ -289,7 +292,7 @@ class Check:
         cfg = ["cmake", "-S", repo, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release", "-DEMBER_CUDA=ON",
                "-DEMBER_CUDA_ARCHS=90-real", "-DEMBER_CUDA_LINEINFO=ON", "-DEMBER_TENSORBOARD=OFF",
                "-DCMAKE_DISABLE_FIND_PACKAGE_Gloo=ON", f"-DCMAKE_PREFIX_PATH={deps}"]
-        rc, _, _ = run(cfg, log, 120, env=self.env)
+        rc, _, _ = run(cfg, log, 120, env=self.pip_cuda_env())
         targets = ["ember", "ember_cuda_tests", "ember_gpu_probe", "bench_cuda", "fashion_mnist", "ember-run"]
         if rc == 0:
             rc, _, _ = run(["cmake", "--build", build, "-j", str(os.cpu_count()), "--target", *targets], log,
@@ -304,6 +307,24 @@ class Check:
         self.env["LD_LIBRARY_PATH"] = build + ":" + self.env["LD_LIBRARY_PATH"]
         self.record("fallback build", "ok", time.monotonic() - t0, "built the CUDA targets here")
         return True
+
+    def pip_cuda_env(self):
+        """The environment for configuring a build against pip's cuDNN and NCCL (PyTorch's) when
+        the toolkit has neither: CMakeLists.txt reads CUDNN_INCLUDE_DIR / CUDNN_LIBRARY_DIR and
+        NCCL_ROOT; pip ships only libnccl.so.2, so NCCL_ROOT is a prefix with the plain name."""
+        env = dict(self.env)
+        for sp in sys.path:
+            cudnn, nccl = os.path.join(sp, "nvidia", "cudnn"), os.path.join(sp, "nvidia", "nccl")
+            if not os.path.exists("/usr/local/cuda/include/cudnn.h") and os.path.exists(f"{cudnn}/include/cudnn.h"):
+                env.update(CUDNN_INCLUDE_DIR=f"{cudnn}/include", CUDNN_LIBRARY_DIR=f"{cudnn}/lib")
+            if not os.path.exists("/usr/local/cuda/include/nccl.h") and os.path.exists(f"{nccl}/include/nccl.h"):
+                prefix = os.path.join(self.work, "nccl-prefix")
+                os.makedirs(os.path.join(prefix, "lib"), exist_ok=True)
+                if not os.path.lexists(os.path.join(prefix, "include")):
+                    os.symlink(f"{nccl}/include", os.path.join(prefix, "include"))
+                    os.symlink(f"{nccl}/lib/libnccl.so.2", os.path.join(prefix, "lib", "libnccl.so"))
+                env["NCCL_ROOT"] = prefix
+        return env
 
     # ---- probe ------------------------------------------------------------------------------------
     def probe(self):
@@ -356,6 +377,7 @@ class Check:
             left = deadline - time.monotonic()
             if left < 2 or len(done) == len(cases):
                 break
+            done_before = len(done)
             with open(exclude, "w") as f:
                 f.write("".join(n + "\n" for n in sorted(done)))
             env = self.test_env({"EMBER_TEST_RESULTS": results, "EMBER_TEST_EXCLUDE": exclude,
@@ -387,8 +409,17 @@ class Check:
                              f"in this case; last lines: " + " | ".join(tail(base + ".log", 4).splitlines()))
                 done.add(started)
             open(results, "w").close()
+            if rc not in (0, 1, EXIT_SKIP, EXIT_FAULT, EXIT_TIMEOUT) and not timed_out:
+                self.process_problems.append(f"{file}{tag}: the process ended with "
+                                             f"{'signal ' + str(-rc) if rc < 0 else 'exit code ' + str(rc)}; last "
+                                             f"lines: " + " | ".join(tail(base + ".log", 3).splitlines()))
             if rc in (0, 1, EXIT_SKIP) or timed_out:
                 break  # the process ran to its end (or out of time): nothing left to go on with
+            if len(done) == done_before:  # no case finished: it dies before the first one
+                for c in cases:
+                    if c.name not in done:
+                        c.status, c.message = "CRASH", f"the process never reached this case (rc {rc})"
+                break
         return base
 
     def tests(self):
@@ -427,6 +458,8 @@ class Check:
         bad = sum(c.status not in ("pass", "NOT RUN") for c in self.cases)
         not_run = sum(c.status == "NOT RUN" for c in self.cases)
         status = "ok" if bad == 0 and not_run == 0 else ("TIMEOUT" if bad == 0 else "FAIL")
+        if self.process_problems:
+            status = "FAIL"
         self.record("tests", status, time.monotonic() - t0,
                     f"{n - bad - not_run} of {n} cases passed in {len(files)} files ({self.args.jobs} processes at "
                     f"once); {bad} failing, {not_run} not run (list below)")
