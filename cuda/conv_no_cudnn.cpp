@@ -18,9 +18,7 @@ void conv_forward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, co
 void conv_transpose(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const ConvArgs2d&) { no_cudnn(); }
 void conv_backward_weight(const Tensor&, const Tensor&, const Tensor&, const ConvArgs2d&) { no_cudnn(); }
 
-namespace detail {
 std::string cudnn_built_version() { return "not built (-DEMBER_CUDNN=OFF)"; }
 std::string cudnn_loaded_version() { return "not built (-DEMBER_CUDNN=OFF)"; }
-}  // namespace detail
 
 }  // namespace ember::cuda

@@ -65,7 +65,6 @@ cudnnHandle_t cudnn_handle() {
   return h;
 }
 
-namespace detail {
 std::string cudnn_built_version() {
   return std::to_string(CUDNN_MAJOR) + "." + std::to_string(CUDNN_MINOR) + "." + std::to_string(CUDNN_PATCHLEVEL);
 }
@@ -74,6 +73,5 @@ std::string cudnn_loaded_version() {
   const size_t v = cudnnGetVersion();
   return std::to_string(v / 10000) + "." + std::to_string((v % 10000) / 100) + "." + std::to_string(v % 100);
 }
-}  // namespace detail
 
 }  // namespace ember::cuda

@@ -32,7 +32,6 @@ std::string mib(size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 }  // namespace
 
-namespace detail {
 std::string mapped_libraries(const std::string& stem) {
   std::ifstream maps("/proc/self/maps");
   std::set<std::string> files;
@@ -48,13 +47,12 @@ std::string mapped_libraries(const std::string& stem) {
   for (const std::string& f : files) out += (out.empty() ? "" : ", ") + f;
   return out;
 }
-}  // namespace detail
 
 InfoList build_info() {
   return {{"built against CUDA runtime", cuda_version_text(CUDART_VERSION)},
           {"built against cuBLAS", std::to_string(CUBLAS_VER_MAJOR) + "." + std::to_string(CUBLAS_VER_MINOR) + "." +
                                        std::to_string(CUBLAS_VER_PATCH)},
-          {"built against cuDNN", detail::cudnn_built_version()}};
+          {"built against cuDNN", cudnn_built_version()}};
 }
 
 InfoList runtime_info(int device) {
@@ -71,7 +69,7 @@ InfoList runtime_info(int device) {
   InfoList out{{"driver supports CUDA", cuda_version_text(driver)},
                {"CUDA runtime (static, ember's own)", cuda_version_text(runtime)},
                {"cuBLAS loaded", cublas_loaded()},
-               {"cuDNN loaded", detail::cudnn_loaded_version()},
+               {"cuDNN loaded", cudnn_loaded_version()},
                {"device", std::to_string(device) + ": " + p.name},
                {"compute capability", std::to_string(p.major) + "." + std::to_string(p.minor)},
                {"multiprocessors", std::to_string(p.multiProcessorCount)},
@@ -80,7 +78,7 @@ InfoList runtime_info(int device) {
                {"shared memory per block (opt-in)", std::to_string(smem_optin) + " bytes"},
                {"shared memory per multiprocessor", std::to_string(p.sharedMemPerMultiprocessor) + " bytes"}};
   for (const char* stem : {"libcuda.", "libcublas.", "libcublasLt.", "libcudnn.", "libnccl."}) {
-    std::string files = detail::mapped_libraries(stem);
+    std::string files = mapped_libraries(stem);
     out.push_back({std::string("mapped ") + stem + "so", files.empty() ? "(not loaded)" : files});
   }
   return out;

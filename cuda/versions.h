@@ -20,13 +20,14 @@ InfoList build_info();
 /// size and per-block shared-memory opt-in limit. Raises without a usable GPU.
 InfoList runtime_info(int device = 0);
 
-namespace detail {
+// The parts of the two lists above that live elsewhere. (Not in a namespace `detail`: inside
+// ember::cuda that name would hide ember::detail from the code that includes this header.)
+
 /// cuDNN's compile-time and loaded versions (cuda/cudnn_handle.cpp), "not built" without it.
 std::string cudnn_built_version();
 std::string cudnn_loaded_version();
 /// The files of the libraries named `stem` (libcublas, libcudnn, ...) mapped into this
 /// process, from /proc/self/maps, comma-separated; "" when none is.
 std::string mapped_libraries(const std::string& stem);
-}  // namespace detail
 
 }  // namespace ember::cuda
