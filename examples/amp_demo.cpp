@@ -1,5 +1,5 @@
 // amp_demo: PyTorch's automatic-mixed-precision training loop written as a libtorch program
-// (the README's "Mixed precision" example, kept here so that it compiles and runs in CI).
+// (docs/mixed_precision.md's example, kept here so that it compiles and runs in CI).
 // An MLP learns to classify noisy points around ten random centres; the forward pass and the
 // loss run under autocast, backward outside it, and with float16 a GradScaler scales the loss.
 //

@@ -1,4 +1,4 @@
-// ddp_demo: the README's data-parallel example. Run it under the launcher:
+// ddp_demo: the data-parallel example of docs/data_parallelism.md. Run it under the launcher:
 //
 //   build/ember-run --nproc-per-node 2 --standalone build/examples/ddp_demo
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's DistributedDataParallel example under the launcher: two gloo workers on
+# The DistributedDataParallel example of docs/data_parallelism.md under the launcher: two gloo workers on
 # loopback train and must end with the same weights (one checksum) and a loss far below the
 # first one. Usage: ddp_demo_test.sh <ember-run> <ddp_demo>.
 set -euo pipefail

@@ -9,7 +9,7 @@
 #     ends with weights byte-identical to the uninterrupted run (the scale and its growth
 #     tracker continue exactly); resuming with another --amp is refused with a clear message.
 #     The fp16 runs train the MLP (quick; the CNN's fp16 epoch is ~150 CPU-s on this CPU).
-# Sizes: why 0.5 points can be told apart from noise, and the run time, are in the README
+# Sizes: why 0.5 points can be told apart from noise, and the run time, are in docs/mixed_precision.md
 # ("Mixed precision"). Usage: fashion_mnist_amp.sh <path to fashion_mnist binary>.
 # Exit 77 (skip) without the data.
 set -euo pipefail

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Two "hosts" on one machine (issue 8's --nnodes 2 check): two network namespaces joined by a
 # veth pair (10.77.<n>.1 and .2), one ember-run per namespace with --nnodes 2 --node-rank 0|1
-# --master-addr 10.77.<n>.1, one worker each (world size 2), running the README's
+# --master-addr 10.77.<n>.1, one worker each (world size 2), running docs/data_parallelism.md's
 # DistributedDataParallel example over gloo between them (GLOO_SOCKET_IFNAME names the veth,
 # as with PyTorch on a multi-homed host). Both workers must finish with the same weights.
 # Needs root and `ip` (iproute2) for the namespaces: skips (exit 77) without them.
