@@ -32,6 +32,7 @@ with 77 (skipped).
 """
 import argparse
 import json
+import signal
 import statistics
 import sys
 import time
@@ -232,6 +233,13 @@ def sdpa_workload(torch, dev, res):
         del q, k, v, g
 
 
+class Stopped(BaseException):
+    """SIGTERM (the GPU check's time box): not an Exception, so no workload's handler takes it."""
+
+
+PARTIAL = {}  # run_torch's results so far, for a table when the run is stopped
+
+
 def run_torch(iters):
     """PyTorch's numbers as ({workload: value or error text}, info), or (None, reason) when it
     cannot run at all. One workload that fails (out of memory, say) leaves the others."""
@@ -242,7 +250,7 @@ def run_torch(iters):
     if not torch.cuda.is_available():
         return None, f"PyTorch {torch.__version__} sees no CUDA device"
     dev = torch.device("cuda", 0)
-    res = {}
+    res = PARTIAL
     for group in (lambda: bandwidth_workloads(torch, dev, iters, res), lambda: compute_workloads(torch, dev, res),
                   lambda: train_step_workload(torch, dev, res), lambda: churn_workload(torch, dev, res),
                   lambda: sdpa_workload(torch, dev, res)):
@@ -367,7 +375,14 @@ def main():
     ap.add_argument("--iters", type=int, default=20, help="timed iterations per 256M-element workload")
     args = ap.parse_args()
 
-    torch_res, torch_info = run_torch(args.iters)
+    def stop(signum, frame):
+        raise Stopped()
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        torch_res, torch_info = run_torch(args.iters)
+    except Stopped:  # the time box: the rows done so far, said as such
+        torch_res, torch_info = PARTIAL, "stopped at its time limit (SIGTERM); the rows measured before it"
     ember = {}
     if args.ember_json:
         try:
