@@ -129,6 +129,7 @@ class Check:
         self.stages, self.header, self.sections = [], [], []
         self.cases = []
         self.process_problems = []  # test processes that died outside any case, or before one
+        self.no_device = False  # a test process found no usable CUDA device
         self.env = dict(os.environ)
         self.bin = {p: os.path.join(self.bundle, "bin", p) for p in PROGRAMS}
         self.manifest = {}
@@ -192,8 +193,9 @@ class Check:
             out.append(f"  process: {p[:400]}")
         if not_run:
             files = sorted({c.file for c in not_run})
-            out.append(f"not run (time box): {len(not_run)} cases in {', '.join(files[:8])}"
-                       f"{' ...' if len(files) > 8 else ''}")
+            why = sorted({c.message or "the stage's time box ended" for c in not_run})
+            out.append(f"not run: {len(not_run)} cases in {', '.join(files[:8])}{' ...' if len(files) > 8 else ''}"
+                       f" ({'; '.join(why)})")
         return out
 
     # ---- setup: the bundle, CUDA's libraries, ldd -r ------------------------------------------------
@@ -339,10 +341,14 @@ class Check:
                                f"{loaded.get('NCCL loaded', '?')}; {loaded.get('multiprocessors', '?')} SMs, "
                                f"shared memory opt-in {loaded.get('shared memory per block (opt-in)', '?')}")
         status = "TIMEOUT" if timed_out else {0: "ok", EXIT_SKIP: "skip"}.get(rc, "FAIL")
-        if self.dry and rc == EXIT_SKIP:
+        if rc == EXIT_SKIP and self.dry:
             status = "ok"  # no GPU here, as expected
+        elif rc == EXIT_SKIP and self.have_gpu:
+            status = "FAIL"  # nvidia-smi lists one, CUDA sees none: driver, runtime or container
         last = [line for line in text.splitlines() if line.startswith("probe")]
-        note = "; ".join(s.strip() for s in last[-4:]) or ("no GPU" if rc == EXIT_SKIP else f"rc {rc}")
+        note = "; ".join(s.strip() for s in last[-4:]) or f"rc {rc}"
+        if rc == EXIT_SKIP:
+            note = "no GPU" if self.dry else "nvidia-smi lists a GPU, but CUDA reports no usable device (exit 77)"
         self.record("probe", status, secs, note)
 
     # ---- tests ------------------------------------------------------------------------------------
@@ -413,6 +419,11 @@ class Check:
                 self.process_problems.append(f"{file}{tag}: the process ended with "
                                              f"{'signal ' + str(-rc) if rc < 0 else 'exit code ' + str(rc)}; last "
                                              f"lines: " + " | ".join(tail(base + ".log", 3).splitlines()))
+            if rc == EXIT_SKIP:
+                for c in cases:
+                    if c.name not in done:
+                        c.message = "not run: the test binary saw no usable CUDA device (exit 77)"
+                self.no_device = True
             if rc in (0, 1, EXIT_SKIP) or timed_out:
                 break  # the process ran to its end (or out of time): nothing left to go on with
             if len(done) == done_before:  # no case finished: it dies before the first one
@@ -458,11 +469,12 @@ class Check:
         bad = sum(c.status not in ("pass", "NOT RUN") for c in self.cases)
         not_run = sum(c.status == "NOT RUN" for c in self.cases)
         status = "ok" if bad == 0 and not_run == 0 else ("TIMEOUT" if bad == 0 else "FAIL")
-        if self.process_problems:
+        if self.process_problems or self.no_device:
             status = "FAIL"
         self.record("tests", status, time.monotonic() - t0,
                     f"{n - bad - not_run} of {n} cases passed in {len(files)} files ({self.args.jobs} processes at "
-                    f"once); {bad} failing, {not_run} not run (list below)")
+                    f"once); {bad} failing, {not_run} not run (list below)"
+                    + ("; the test binary saw NO usable CUDA device" if self.no_device else ""))
 
     def write_junit(self):
         by_file = {}
@@ -483,7 +495,7 @@ class Check:
                 elif c.status in ("FAULT", "TIMEOUT", "CRASH"):
                     lines.append(f"      <error type={quoteattr(c.status)} message={quoteattr(msg)}/>")
                 elif c.status == "NOT RUN":
-                    lines.append("      <skipped message=\"not run: the stage's time box ended\"/>")
+                    lines.append(f"      <skipped message={quoteattr(c.message or 'not run: the stage time box ended')}/>")
                 lines.append("    </testcase>")
             lines.append("  </testsuite>")
         lines.append("</testsuites>")
@@ -595,7 +607,13 @@ class Check:
             note += f"; {label}: {gap:.2f} points (at most {ACCURACY_POINTS:g})"
             if gap > ACCURACY_POINTS:
                 status = "FAIL"
-        self.record(name, status, secs, note + ("" if rc == 0 else f"; rc {rc}"))
+        if rc != 0:
+            # The trainer's own last words (under the launcher, its "[default0]:" lines).
+            lines = [line.strip() for line in text.splitlines() if line.strip().strip("=-") and not line.startswith("$ ")]
+            last = [line for line in lines if line.startswith("[default0]:")] if launcher else lines
+            last = last or lines
+            note += f"; rc {rc}: {last[-1][:160] if last else 'no output'}"
+        self.record(name, status, secs, note)
         return acc
 
     def trainers(self):

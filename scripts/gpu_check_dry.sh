@@ -15,7 +15,7 @@ bundle=${1:-gpu-bundle}
 out=${EMBER_DRY_OUT:-build-gpu-bundle/dry-run-out}
 fakes=$(mktemp -d)
 trap 'rm -rf "$fakes"' EXIT
-rm -rf "$out" && mkdir -p "$out"
+rm -rf "$out" "$out-nodevice" && mkdir -p "$out"
 
 cat > "$fakes/nvidia-smi" <<'EOF'
 #!/usr/bin/env bash
@@ -69,7 +69,7 @@ rc=$?
 set -e
 echo "== gpu_check exited with $rc (1 expected: the planted failures) =="
 
-python3 - "$out" "$rc" <<'EOF'
+python3 - "$out" "$rc" <<'EOF' || exit 1
 import os, sys, tarfile, xml.etree.ElementTree as ET
 out, rc = sys.argv[1], int(sys.argv[2])
 problems = []
@@ -112,3 +112,20 @@ print()
 print("dry run: " + ("all checks hold" if not problems else f"{len(problems)} checks FAILED"))
 sys.exit(1 if problems else 0)
 EOF
+
+# A GPU that nvidia-smi lists but CUDA cannot use (a driver, runtime or container fault): the
+# check without --dry must say so in the probe and the tests, not report a time box.
+echo "== gpu_check without --dry: nvidia-smi lists a GPU, CUDA sees none =="
+set +e
+PATH="$fakes:$PATH" python3 scripts/gpu_check.py --bundle "$bundle" --out "$out-nodevice" --budget 200 --jobs 2 \
+  > "$out-nodevice.log" 2>&1
+rc=$?
+set -e
+report=$out-nodevice/gpu_check_report.txt
+if [ $rc = 1 ] && grep -q '^probe .*FAIL.*CUDA reports no usable device' "$report" &&
+  grep -q '^tests .*FAIL.*the test binary saw NO usable CUDA device' "$report"; then
+  echo "ok      a listed but unusable GPU fails the probe and the tests, saying why"
+else
+  echo "MISSING a listed but unusable GPU fails the probe and the tests, saying why (rc $rc; $report)"
+  exit 1
+fi
