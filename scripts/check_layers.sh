@@ -49,22 +49,19 @@ while IFS= read -r file; do
   case $file in cuda/* | dist/* | bench/bench_cuda.cpp) ;; *) found+=("$file:a CUDA toolkit header") ;; esac
 done < <(git ls-files '*.h' '*.cpp' '*.cu' '*.cuh' | xargs grep -lE "$cuda_headers" || true)
 
+# in_list NEEDLE ITEMS...: whether NEEDLE is one of ITEMS.
+in_list() {
+  local needle=$1 item
+  shift
+  for item in "$@"; do [ "$needle" = "$item" ] && return 0; done
+  return 1
+}
 status=0
 for f in "${found[@]}"; do
-  pending=0
-  for p in "${PENDING[@]}"; do [ "$f" = "$p" ] && pending=1; done
-  if [ $pending = 0 ]; then
-    echo "check_layers: $f breaks DESIGN's include rules (see this script's header)"
-    status=1
-  fi
+  in_list "$f" "${PENDING[@]}" || { echo "check_layers: $f breaks DESIGN's include rules (see this script's header)"; status=1; }
 done
 for p in "${PENDING[@]}"; do
-  still=0
-  for f in "${found[@]}"; do [ "$f" = "$p" ] && still=1; done
-  if [ $still = 0 ]; then
-    echo "check_layers: $p no longer occurs: remove it from PENDING"
-    status=1
-  fi
+  in_list "$p" "${found[@]}" || { echo "check_layers: $p no longer occurs: remove it from PENDING"; status=1; }
 done
 if [ $status = 0 ]; then
   echo "check_layers: the include rules hold (${#PENDING[@]} pending exceptions, listed in scripts/check_layers.sh)"
