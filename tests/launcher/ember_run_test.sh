@@ -16,8 +16,8 @@ launch() {
   timeout -s KILL "$limit" "$run" "$@" > "$tmp/out" 2> "$tmp/err"
   rc=$?
 }
-# Waits (at most 5 s) until file $1 exists.
-wait_for() { for _ in $(seq 100); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
+# Waits (at most 5 s) until file $1 has content (a writer that `>` created may not have written yet).
+wait_for() { for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.05; done; return 1; }
 # Process $1 no longer runs (gone, or a zombie an init that does not reap keeps).
 # Starts the launcher in the background (pid in $launcher), with a watchdog that SIGKILLs it
 # after 15 s. Not under `timeout`: it would pass our signals on to its whole process group,
@@ -112,7 +112,7 @@ cat > "$tmp/fail.sh" <<'W'
 #!/bin/sh
 d=$1
 case $LOCAL_RANK in
-  1) for r in 0 2; do while [ ! -e "$d/pid.$r" ]; do sleep 0.02; done; done; exit 3 ;;
+  1) for r in 0 2; do while [ ! -s "$d/pid.$r" ]; do sleep 0.02; done; done; exit 3 ;;
   2) sleep 30 & echo $! > "$d/child.2"; echo $$ > "$d/pid.2"; wait ;;
   *) echo $$ > "$d/pid.$LOCAL_RANK"; exec sleep 30 ;;
 esac
@@ -194,7 +194,9 @@ cat > "$tmp/restart.sh" <<'W'
 #!/bin/sh
 echo "$TORCHELASTIC_RESTART_COUNT" >> "$1/attempts.$LOCAL_RANK"
 if [ "$LOCAL_RANK" = 1 ] && [ "$TORCHELASTIC_RESTART_COUNT" = 0 ]; then
-  while [ ! -e "$1/attempts.0" ]; do sleep 0.02; done
+  # -s, not -e: `>>` creates the file before echo writes to it, and a rank 0 stopped between
+  # the two would leave it empty.
+  while [ ! -s "$1/attempts.0" ]; do sleep 0.02; done
   exit 4
 fi
 [ "$LOCAL_RANK" = 0 ] && [ "$TORCHELASTIC_RESTART_COUNT" = 0 ] && exec sleep 30
