@@ -1,125 +1,15 @@
-// The activation maps of cuda::unary (relu, hardtanh, leaky_relu, elu, gelu, silu, mish,
+// cuda::unary_map for the activations (relu, hardtanh, leaky_relu, elu, gelu, silu, mish,
 // softplus), clamp, and the masks and selects that piecewise gradients are built from
-// (core/ops/unary_internal.h). Formulas as the CPU's in core/ops/activation.cpp.
+// (core/ops/unary_internal.h). The formulas are the CPU's: the functors of
+// core/ops/activation_math.h and the tests of core/ops/value_test.h.
 #include <cuda_runtime.h>
 
-#include <type_traits>
-
-#include "ember/core/tensor.h"
-#include "ember/cuda/device.h"
 #include "ember/cuda/unary.cuh"
+
+EMBER_CUDA_ACTIVATION_MAPS(EMBER_CUDA_INSTANTIATE_UNARY_MAP)
 
 namespace ember::cuda {
 namespace {
-
-constexpr double kSqrt1_2 = 0.707106781186547524401;      // 1/sqrt(2)
-constexpr double kSqrt2OverPi = 0.797884560802865355879;  // sqrt(2/pi)
-constexpr double kGeluTanhCoef = 0.044715;
-
-/// max and min that return nan when the bound b is nan (x's nan propagates through the
-/// comparisons), as the CPU's max_nan / min_nan.
-template <class M>
-__device__ M max_nan(M a, M b) {
-  if constexpr (std::is_floating_point_v<M>) {
-    if (b != b) return b;
-  }
-  return a < b ? b : a;
-}
-template <class M>
-__device__ M min_nan(M a, M b) {
-  if constexpr (std::is_floating_point_v<M>) {
-    if (b != b) return b;
-  }
-  return b < a ? b : a;
-}
-
-struct ReluFn {
-  template <class M>
-  __device__ M operator()(M v) const {
-    if constexpr (std::is_unsigned_v<M>) return v;
-    else return v < M(0) ? M(0) : v;
-  }
-};
-
-struct HardtanhFn {
-  double lo, hi;
-  template <class M>
-  __device__ M operator()(M v) const {
-    return min_nan(max_nan(v, static_cast<M>(lo)), static_cast<M>(hi));
-  }
-};
-
-struct LeakyReluFn {
-  double slope;
-  template <class M>
-  __device__ M operator()(M v) const {
-    return v > 0 ? v : v * static_cast<M>(slope);
-  }
-};
-
-struct EluFn {
-  double alpha, scale, input_scale;
-  template <class M>
-  __device__ M operator()(M v) const {
-    return v > 0 ? static_cast<M>(scale) * v
-                 : static_cast<M>(alpha * scale) * ::expm1(v * static_cast<M>(input_scale));
-  }
-};
-
-/// x Phi(x), Phi the normal CDF through erf.
-struct GeluFn {
-  template <class M>
-  __device__ M operator()(M v) const {
-    return M(0.5) * v * (M(1) + ::erf(v * static_cast<M>(kSqrt1_2)));
-  }
-};
-
-/// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
-struct GeluTanhFn {
-  template <class M>
-  __device__ M operator()(M v) const {
-    M inner = static_cast<M>(kSqrt2OverPi) * (v + static_cast<M>(kGeluTanhCoef) * v * v * v);
-    return M(0.5) * v * (M(1) + ::tanh(inner));
-  }
-};
-
-struct SiluFn {
-  template <class M>
-  __device__ M operator()(M v) const {
-    return v / (M(1) + ::exp(-v));
-  }
-};
-
-struct MishFn {
-  template <class M>
-  __device__ M operator()(M v) const {
-    return v * ::tanh(::log1p(::exp(v)));
-  }
-};
-
-/// log(1 + e^{beta x}) / beta, or x where beta x > threshold.
-struct SoftplusFn {
-  double beta, threshold;
-  template <class M>
-  __device__ M operator()(M v) const {
-    M bv = v * static_cast<M>(beta);
-    return bv > static_cast<M>(threshold) ? v : ::log1p(::exp(bv)) / static_cast<M>(beta);
-  }
-};
-
-/// Scalar bounds, already in the compute type M of the dtype.
-template <class M>
-struct ClampFn {
-  M lo, hi;
-  __device__ M operator()(M v) const { return min_nan(max_nan(v, lo), hi); }
-};
-
-struct ClampTensorFn {
-  template <class M>
-  __device__ M operator()(M v, M lo, M hi) const {
-    return min_nan(max_nan(v, lo), hi);
-  }
-};
 
 /// A ValueTest with its bounds in M (core/ops/value_test.h's evaluator, run on the device).
 template <class M>
@@ -158,22 +48,6 @@ struct ClampGradMaskFn {
 };
 
 }  // namespace
-
-bool activation_map(UnaryFn fn, const TensorIter& iter, ScalarType t, const UnaryArgs& args) {
-  using enum UnaryFn;
-  switch (fn) {
-    case kRelu: numeric_map(iter, t, ReluFn{}); return true;
-    case kHardtanh: numeric_map(iter, t, HardtanhFn{args.a, args.b}); return true;
-    case kLeakyRelu: float_map(iter, t, LeakyReluFn{args.a}); return true;
-    case kElu: float_map(iter, t, EluFn{args.a, args.b, args.c}); return true;
-    case kGelu: float_map(iter, t, GeluFn{}); return true;
-    case kGeluTanh: float_map(iter, t, GeluTanhFn{}); return true;
-    case kSilu: float_map(iter, t, SiluFn{}); return true;
-    case kMish: float_map(iter, t, MishFn{}); return true;
-    case kSoftplus: float_map(iter, t, SoftplusFn{args.a, args.b}); return true;
-    default: return false;
-  }
-}
 
 void clamp(const Tensor& x, const Scalar& min, const Scalar& max, const Tensor& out) {
   if (out.numel() == 0) return;

@@ -108,7 +108,17 @@ void isclose(const Tensor&, const Tensor&, const Tensor&, double, double, bool) 
 void ternary(TernaryFn, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Scalar&) { no_cuda(); }
 
 // ---- unary.h (unary_math.cu, unary_numeric.cu, activation.cu) ----
-void unary(UnaryFn, const Tensor&, const Tensor&, UnaryArgs) { no_cuda(); }
+template <class Fn>
+void unary_map(const Tensor&, const Tensor&, const Fn&) {
+  no_cuda();
+}
+}  // namespace ember::cuda
+#define EMBER_NO_CUDA_UNARY_MAP(Fn) \
+  template void ember::cuda::unary_map<ember::Fn>(const ember::Tensor&, const ember::Tensor&, const ember::Fn&);
+EMBER_CUDA_UNARY_MATH_MAPS(EMBER_NO_CUDA_UNARY_MAP)
+EMBER_CUDA_UNARY_NUMERIC_MAPS(EMBER_NO_CUDA_UNARY_MAP)
+EMBER_CUDA_ACTIVATION_MAPS(EMBER_NO_CUDA_UNARY_MAP)
+namespace ember::cuda {
 void logical_not(const Tensor&, const Tensor&) { no_cuda(); }
 void clamp(const Tensor&, const Scalar&, const Scalar&, const Tensor&) { no_cuda(); }
 void clamp(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { no_cuda(); }

@@ -1,36 +1,28 @@
-// Shared by the kernel files of cuda/unary.h (internal to cuda/, included by .cu files only):
-// the dtype visits that launch one functor per dtype, and the groups cuda::unary dispatches
-// to. The maps are split over three files to keep each one's nvcc time near a minute.
+// The definition of cuda::unary_map (cuda/unary.h), internal to cuda/ and included by the .cu
+// files that compile it for their list of functors: unary_math.cu, unary_numeric.cu and
+// activation.cu, split so that each file's nvcc time stays near a minute.
 #pragma once
 
-#include <type_traits>
-
+#include "ember/core/ops/map_domain.h"
+#include "ember/core/tensor.h"
+#include "ember/cuda/device.h"
 #include "ember/cuda/loops.cuh"
 #include "ember/cuda/unary.h"
 
 namespace ember::cuda {
 
-/// gpu_map<T, T>(iter, f) for the floating dtype t (the op has rejected the others).
-template <class F>
-void float_map(const TensorIter& iter, ScalarType t, const F& f) {
-  visit_float_dtype(t, "cuda unary map", [&]<typename T>() { gpu_map<T, T>(iter, f); });
+template <class Fn>
+void unary_map(const Tensor& x, const Tensor& out, const Fn& fn) {
+  EMBER_CHECK(x.dtype() == out.dtype(), "internal error: cuda::unary_map got ", x.dtype(), " input for ",
+              out.dtype(), " output");
+  if (out.numel() == 0) return;
+  DeviceGuard guard(out.device());
+  TensorIter iter(out, {x});
+  visit_domain<Fn::kDomain>(out.dtype(), "cuda unary map", [&]<typename T>() { gpu_map<T, T>(iter, fn); });
 }
-
-/// gpu_map<T, T>(iter, f) for every dtype t but bool.
-template <class F>
-void numeric_map(const TensorIter& iter, ScalarType t, const F& f) {
-  visit_dtype(t, [&]<typename T>() {
-    if constexpr (std::is_same_v<T, bool>)
-      ember::detail::throw_error("internal error: a CUDA map of numbers was called with a bool tensor");
-    else
-      gpu_map<T, T>(iter, f);
-  });
-}
-
-// The groups of cuda::unary (its entry point, in unary_math.cu, tries them in turn). Each
-// runs fn over iter (out and x of dtype t) when fn is one of its maps, else returns false.
-bool unary_math_map(UnaryFn fn, const TensorIter& iter, ScalarType t);
-bool unary_numeric_map(UnaryFn fn, const TensorIter& iter, ScalarType t, const UnaryArgs& args);
-bool activation_map(UnaryFn fn, const TensorIter& iter, ScalarType t, const UnaryArgs& args);
 
 }  // namespace ember::cuda
+
+/// Compiles cuda::unary_map for each functor of a list of cuda/unary.h.
+#define EMBER_CUDA_INSTANTIATE_UNARY_MAP(Fn) \
+  template void ember::cuda::unary_map<ember::Fn>(const ember::Tensor&, const ember::Tensor&, const ember::Fn&);

@@ -1,11 +1,14 @@
 // One-input elementwise maps, activations and clamp on CUDA tensors (the CUDA side of
 // core/ops/unary.cpp and core/ops/activation.cpp), and the masks their gradients are built
-// from. Plain C++ declarations; the kernels are in cuda/unary_math.cu, cuda/unary_numeric.cu
+// from. Plain C++ declarations; the formulas are the functors the CPU runs (core/ops/
+// unary_math.h, activation_math.h), the kernels in cuda/unary_math.cu, cuda/unary_numeric.cu
 // and cuda/activation.cu (cuda/no_cuda.cpp in a build without CUDA).
 #pragma once
 
 #include <cstdint>
 
+#include "ember/core/ops/activation_math.h"
+#include "ember/core/ops/unary_math.h"
 #include "ember/core/ops/value_test.h"
 #include "ember/core/scalar.h"
 
@@ -15,40 +18,30 @@ class Tensor;
 
 namespace ember::cuda {
 
-/// The maps of cuda::unary. Each computes its op's CPU formula (core/ops) in opmath_t (float
-/// for float16 and bfloat16), with out and x of one dtype. The op checks the dtype first (and
-/// raises PyTorch's error); the groups below say which dtypes each map has a kernel for, and
-/// which UnaryArgs it reads.
-enum class UnaryFn : uint8_t {
-  // cuda/unary_math.cu; floating dtypes.
-  kExp, kExp2, kExpm1, kLog, kLog2, kLog10, kLog1p, kSqrt, kRsqrt, kReciprocal,
-  kSin, kCos, kTan, kAsin, kAcos, kAtan, kSinh, kCosh, kTanh, kSigmoid, kErf, kErfc,
-  // cuda/unary_numeric.cu.
-  kNeg, kAbs, kSquare,            // every dtype but bool
-  kSign,                          // every dtype
-  kFloor, kCeil, kRound, kTrunc,  // every dtype but bool (integers are copied)
-  kRoundDecimals,                 // floating; a = 10^|decimals|, b = 1 when decimals < 0
-  kFrac,                          // floating
-  kNanToNum,                      // floating; a, b, c = what nan, +inf and -inf become
-  // cuda/activation.cu.
-  kRelu,                          // every dtype but bool
-  kHardtanh,                      // every dtype but bool; a, b = min_val, max_val
-  kLeakyRelu,                     // floating; a = negative_slope
-  kElu,                           // floating; a, b, c = alpha, scale, input_scale
-  kGelu, kGeluTanh, kSilu, kMish, // floating
-  kSoftplus,                      // floating; a, b = beta, threshold
-};
+/// out = fn(x) elementwise, with fn one of the functors of core/ops/unary_math.h or
+/// core/ops/activation_math.h: the very formula the CPU loop runs, computed in opmath_t (float
+/// for float16 and bfloat16). out has x's shape and dtype (possibly strided, or x itself); the
+/// op has checked the dtype against Fn's domain and raised PyTorch's error already.
+/// Defined in cuda/unary.cuh and compiled for the functors of the lists below, each list in
+/// the kernel file named beside it (and in cuda/no_cuda.cpp without CUDA): a functor missing
+/// from them fails to link in every build.
+template <class Fn>
+void unary_map(const Tensor& x, const Tensor& out, const Fn& fn);
 
-/// The parameters of the parametrised maps, as the CPU kernels hold them (doubles, cast to
-/// the compute type in the kernel, as on the CPU).
-struct UnaryArgs {
-  double a = 0;
-  double b = 0;
-  double c = 0;
-};
+// cuda/unary_math.cu
+#define EMBER_CUDA_UNARY_MATH_MAPS(X)                                                            \
+  X(ExpFn) X(Exp2Fn) X(Expm1Fn) X(LogFn) X(Log2Fn) X(Log10Fn) X(Log1pFn) X(SqrtFn) X(RsqrtFn)      \
+  X(ReciprocalFn) X(SinFn) X(CosFn) X(TanFn) X(AsinFn) X(AcosFn) X(AtanFn) X(SinhFn) X(CoshFn)     \
+  X(TanhFn) X(SigmoidFn) X(ErfFn) X(ErfcFn)
+// cuda/unary_numeric.cu
+#define EMBER_CUDA_UNARY_NUMERIC_MAPS(X)                                                          \
+  X(NegFn) X(AbsFn) X(SquareFn) X(SignFn) X(FloorFn) X(CeilFn) X(RoundFn) X(TruncFn)              \
+  X(RoundDecimalsFn) X(FracFn) X(NanToNumFn)
+// cuda/activation.cu
+#define EMBER_CUDA_ACTIVATION_MAPS(X)                                                             \
+  X(ReluFn) X(LeakyReluFn) X(EluFn) X(HardtanhFn) X(GeluFn) X(GeluTanhFn) X(SiluFn) X(MishFn)     \
+  X(SoftplusFn)
 
-/// out = fn(x) elementwise; out has x's shape and dtype (possibly strided, or x itself).
-void unary(UnaryFn fn, const Tensor& x, const Tensor& out, UnaryArgs args = {});
 /// out = (x == 0), out bool or of x's dtype; x any dtype.
 void logical_not(const Tensor& x, const Tensor& out);
 /// out = min(max(x, min), max) with nan propagation, any dtype; the bounds are those the CPU

@@ -1,6 +1,6 @@
 // Activations (relu, leaky_relu, elu/selu, gelu, silu, mish, softplus, hardtanh/relu6) and
-// clamp. Each op: its formula, CPU kernel, CUDA map (cuda/activation.cu) and backward in one
-// struct. Piecewise gradients go through constant masks of the forward input
+// clamp. Each op is one struct: its formula (the functor <Op>Fn of core/ops/activation_math.h,
+// which the CPU loop and the CUDA kernel both run) and its backward. Piecewise gradients go through constant masks of the forward input
 // (unary_internal.h, value_test.h), so double backward works.
 #include "ember/core/ops/unary.h"
 
@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "ember/core/autocast.h"
+#include "ember/core/ops/activation_math.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/unary_internal.h"
 #include "ember/core/shape.h"
@@ -18,55 +19,30 @@ using namespace unary_impl;
 
 namespace {
 
-constexpr double kSqrt1_2 = 0.707106781186547524401;      // 1/sqrt(2)
-constexpr double kInvSqrt2Pi = 0.398942280401432677940;   // 1/sqrt(2 pi)
-constexpr double kSqrt2OverPi = 0.797884560802865355879;  // sqrt(2/pi)
-constexpr double kGeluTanhCoef = 0.044715;
+using namespace activation_constants;
+constexpr double kInvSqrt2Pi = 0.398942280401432677940;  // 1/sqrt(2 pi)
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
 constexpr double kSeluScale = 1.0507009873554804934193349852946;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-/// max and min that return nan when either operand is nan (clamp's float semantics).
-template <class M>
-M max_nan(M a, M b) {
-  if constexpr (is_float_v<M>) {
-    if (std::isnan(b)) return b;
-  }
-  return a < b ? b : a;
-}
-template <class M>
-M min_nan(M a, M b) {
-  if constexpr (is_float_v<M>) {
-    if (std::isnan(b)) return b;
-  }
-  return b < a ? b : a;
-}
 
 // ---- relu family ------------------------------------------------------------------------------
 
 // relu: max(x, 0), nan stays nan. d/dx = 1 where the result is > 0, else 0 (0 at x = 0),
 // read off the saved result as PyTorch's threshold_backward does.
-struct Relu final : NumericMap<Relu> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kRelu;
+struct Relu final : MapOp<Relu, ReluFn> {
   const char* name() const override { return "relu"; }
   Save saves() const override { return Save::kOutputs; }
-  template <class M> M f(M v) const {
-    if constexpr (std::is_unsigned_v<M>) return v;
-    else return v < M(0) ? M(0) : v;
-  }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     return masked(g, const_mask(s.output(), {TestKind::kLessEqual, 0, 0, /*negate=*/true}));
   }
 };
 
 // leaky_relu: x for x > 0, slope * x otherwise. d/dx = 1 or slope (slope at 0).
-struct LeakyRelu final : FloatMap<LeakyRelu> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kLeakyRelu;
+struct LeakyRelu final : MapOp<LeakyRelu, LeakyReluFn> {
   double slope;
   explicit LeakyRelu(const Scalar& s) : slope(s.toDouble()) {}
   const char* name() const override { return "leaky_relu"; }
-  auto f(auto v) const { return v > 0 ? v : v * static_cast<decltype(v)>(slope); }
-  cuda::UnaryArgs cuda_args() const { return {slope}; }
+  LeakyReluFn fn() const { return {slope}; }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     return g * const_select(s.input(0), {TestKind::kGreater, 0}, 1, slope);
   }
@@ -74,17 +50,11 @@ struct LeakyRelu final : FloatMap<LeakyRelu> {
 
 // elu: scale * x for x > 0, scale * alpha * (e^{input_scale x} - 1) otherwise.
 // d/dx = scale, or input_scale * alpha * scale * e^{input_scale x} for x <= 0.
-struct Elu final : FloatMap<Elu> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kElu;
+struct Elu final : MapOp<Elu, EluFn> {
   double alpha, scale, input_scale;
   Elu(double a, double s, double i) : alpha(a), scale(s), input_scale(i) {}
   const char* name() const override { return "elu"; }
-  auto f(auto v) const {
-    using M = decltype(v);
-    return v > 0 ? static_cast<M>(scale) * v
-                 : static_cast<M>(alpha * scale) * std::expm1(v * static_cast<M>(input_scale));
-  }
-  cuda::UnaryArgs cuda_args() const { return {alpha, scale, input_scale}; }
+  EluFn fn() const { return {alpha, scale, input_scale}; }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor x = s.input(0);
     // clamp_max keeps e^{...} finite where it is masked out, so its own gradient is never inf * 0.
@@ -111,22 +81,13 @@ struct Gelu final : UnaryOp {
         cpu::unary_vec_kernel(x, out, [](cpu::vec::f8 v) { return cpu::vec::gelu(v); }, kVecMathGrain);
       return;
     }
-    if (tanh_approx) {
-      float_kernel(name(), x, out, [](auto v) {
-        using M = decltype(v);
-        M inner = static_cast<M>(kSqrt2OverPi) * (v + static_cast<M>(kGeluTanhCoef) * v * v * v);
-        return M(0.5) * v * (M(1) + std::tanh(inner));
-      });
-    } else {
-      float_kernel(name(), x, out, [](auto v) {
-        using M = decltype(v);
-        return M(0.5) * v * (M(1) + std::erf(v * static_cast<M>(kSqrt1_2)));
-      });
-    }
+    if (tanh_approx) unary_map(name(), x, out, GeluTanhFn{});
+    else unary_map(name(), x, out, GeluFn{});
   }
   void cuda(const Tensor& x, Tensor& out) const override {
-    check_float_dtype(name(), out.dtype());
-    cuda::unary(tanh_approx ? cuda::UnaryFn::kGeluTanh : cuda::UnaryFn::kGelu, x, out);
+    check_domain<MapDomain::kFloating>(out.dtype(), name());
+    if (tanh_approx) cuda::unary_map(x, out, GeluTanhFn{});
+    else cuda::unary_map(x, out, GeluFn{});
   }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor x = s.input(0);
@@ -146,10 +107,8 @@ struct Gelu final : UnaryOp {
 };
 
 // silu: x sigmoid(x); d/dx = s (1 + x (1 - s)) with s = sigmoid(x).
-struct Silu final : FloatMap<Silu> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kSilu;
+struct Silu final : MapOp<Silu, SiluFn> {
   const char* name() const override { return "silu"; }
-  auto f(auto v) const { return v / (decltype(v)(1) + std::exp(-v)); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor x = s.input(0);
     Tensor sig = x.sigmoid();
@@ -158,10 +117,8 @@ struct Silu final : FloatMap<Silu> {
 };
 
 // mish: x tanh(softplus(x)); d/dx = t + x sigmoid(x) (1 - t^2) with t = tanh(softplus(x)).
-struct Mish final : FloatMap<Mish> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kMish;
+struct Mish final : MapOp<Mish, MishFn> {
   const char* name() const override { return "mish"; }
-  auto f(auto v) const { return v * std::tanh(std::log1p(std::exp(v))); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor x = s.input(0);
     Tensor t = softplus(x).tanh();  // softplus, not log1p(exp(x)): its gradient stays finite
@@ -171,18 +128,12 @@ struct Mish final : FloatMap<Mish> {
 
 // softplus: log(1 + e^{beta x}) / beta, or x itself where beta x > threshold (for stability).
 // d/dx = sigmoid(beta x), or 1 above the threshold.
-struct Softplus final : FloatMap<Softplus> {
+struct Softplus final : MapOp<Softplus, SoftplusFn> {
   static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kSoftplus;
   double beta, threshold;
   Softplus(double b, double t) : beta(b), threshold(t) {}
   const char* name() const override { return "softplus"; }
-  auto f(auto v) const {
-    using M = decltype(v);
-    M bv = v * static_cast<M>(beta);
-    return bv > static_cast<M>(threshold) ? v : std::log1p(std::exp(bv)) / static_cast<M>(beta);
-  }
-  cuda::UnaryArgs cuda_args() const { return {beta, threshold}; }
+  SoftplusFn fn() const { return {beta, threshold}; }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor x = s.input(0);
     ValueTest above{TestKind::kScaledGreater, beta, threshold};
@@ -213,7 +164,7 @@ struct Clamp final : UnaryOp {
     visit_dtype(out.dtype(), [&]<typename T>() {
       using M = opmath_t<T>;
       M l = bound_or_limit<M>(lo, false), h = bound_or_limit<M>(hi, true);
-      cpu::unary_kernel<T, T>(x, out, [l, h](T v) { return static_cast<T>(min_nan(max_nan(static_cast<M>(v), l), h)); });
+      cpu::unary_kernel<T, T>(x, out, [f = ClampFn<M>{l, h}](T v) { return static_cast<T>(f(static_cast<M>(v))); });
     });
   }
   void cuda(const Tensor& x, Tensor& out) const override {
@@ -232,7 +183,7 @@ struct Clamp final : UnaryOp {
 /// bool tensor outside autograd.
 Tensor clamp_grad_mask(IntArrayRef shape, ClampGradMask which, const Tensor& x, const Tensor& lo, const Tensor& hi) {
   Tensor out = empty(shape, TensorOptions().dtype(kBool).device(x.device()));
-  check_float_dtype("clamp", x.dtype());
+  check_domain<MapDomain::kFloating>(x.dtype(), "clamp");
   if (x.is_cuda()) {
     cuda::clamp_grad_mask(which, x, lo, hi, out);
     return out;
@@ -256,7 +207,7 @@ struct ClampTensor final : Op {
       using M = opmath_t<T>;
       TensorIter iter(out[0], in);
       cpu::cpu_map<T, T, T, T>(iter, [](T v, T l, T h) {
-        return static_cast<T>(min_nan(max_nan(static_cast<M>(v), static_cast<M>(l)), static_cast<M>(h)));
+        return static_cast<T>(ClampTensorFn{}(static_cast<M>(v), static_cast<M>(l), static_cast<M>(h)));
       });
     });
   }
@@ -293,13 +244,11 @@ Tensor limit_bound(ScalarType t, bool upper, Device device) {
 
 // hardtanh: clamp(x, min_val, max_val) in x's dtype (bounds are cast to it, as PyTorch).
 // d/dx = 1 strictly inside (min_val, max_val), else 0 (PyTorch's hardtanh_backward).
-struct Hardtanh final : NumericMap<Hardtanh> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kHardtanh;
+struct Hardtanh final : MapOp<Hardtanh, HardtanhFn> {
   double lo, hi;
   Hardtanh(double l, double h) : lo(l), hi(h) {}
   const char* name() const override { return "hardtanh"; }
-  template <class M> M f(M v) const { return min_nan(max_nan(v, static_cast<M>(lo)), static_cast<M>(hi)); }
-  cuda::UnaryArgs cuda_args() const { return {lo, hi}; }
+  HardtanhFn fn() const { return {lo, hi}; }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     return masked(g, const_mask(s.input(0), {TestKind::kOutsideOpen, lo, hi, /*negate=*/true}));
   }

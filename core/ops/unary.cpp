@@ -1,17 +1,17 @@
 // Unary elementwise math ops: neg, abs, exp/log families, roots, trig, rounding, logical_not,
-// nan_to_num and the isnan predicates. Each op: its formula, CPU kernel, CUDA map (the same
-// formula in cuda/unary_math.cu or cuda/unary_numeric.cu, named by kCuda) and backward in one
-// struct; backward reuses the saved output where the derivative is a function of it.
+// nan_to_num and the isnan predicates. Each op is one struct: its formula (the functor
+// <Op>Fn of core/ops/unary_math.h, which the CPU loop and the CUDA kernel both run) and its
+// backward, which reuses the saved output where the derivative is a function of it.
 // Activations and clamp live in activation.cpp; shared helpers in unary_internal.h.
 #include "ember/core/ops/unary.h"
 
-#include <array>
 #include <cmath>
 #include <limits>
 
 #include "ember/core/autocast.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/unary_internal.h"
+#include "ember/core/ops/unary_math.h"
 
 namespace ember {
 
@@ -33,7 +33,7 @@ struct Masked final : UnaryOp {
     });
   }
   void cuda(const Tensor& t, Tensor& out) const override {
-    check_float_dtype(name(), out.dtype());
+    check_domain<MapDomain::kFloating>(out.dtype(), name());
     cuda::masked(t, mask, out);
   }
   Tensor backward(const SavedTensors&, const Tensor& grad) const override { return masked(grad, mask); }
@@ -45,7 +45,7 @@ Tensor masked(const Tensor& t, const Tensor& mask) { return same_dtype_unary(t, 
 // per element, as an xor the compiler vectorizes.
 Tensor const_mask(const Tensor& x, const ValueTest& test) {
   Tensor out = empty(x.sizes(), TensorOptions().dtype(kBool).device(x.device()));
-  check_float_dtype("mask", x.dtype());
+  check_domain<MapDomain::kFloating>(x.dtype(), "mask");
   if (x.is_cuda()) {
     cuda::value_test(test, x, out);
     return out;
@@ -63,7 +63,7 @@ Tensor const_mask(const Tensor& x, const ValueTest& test) {
 
 Tensor const_select(const Tensor& x, const ValueTest& test, double if_true, double if_false) {
   Tensor out = empty(x.sizes(), x.options());
-  check_float_dtype("const_select", x.dtype());
+  check_domain<MapDomain::kFloating>(x.dtype(), "const_select");
   if (x.is_cuda()) {
     cuda::value_select(test, if_true, if_false, x, out);
     return out;
@@ -100,150 +100,103 @@ struct Neg final : UnaryOp {
   Save saves() const override { return Save::kNothing; }
   bool elementwise() const override { return true; }
   void cpu(const Tensor& x, Tensor& out) const override {
-    visit_dtype(out.dtype(), [&]<typename T>() {
-      if constexpr (std::is_same_v<T, bool>) {
-        detail::throw_error(kNegBoolMessage);
-      } else {
-        cpu::unary_kernel<T, T>(x, out, [](T v) { return static_cast<T>(-static_cast<opmath_t<T>>(v)); });
-      }
-    });
+    EMBER_CHECK(out.dtype() != kBool, kNegBoolMessage);
+    unary_map(name(), x, out, NegFn{});
   }
   void cuda(const Tensor& x, Tensor& out) const override {
     EMBER_CHECK(out.dtype() != kBool, kNegBoolMessage);
-    cuda::unary(cuda::UnaryFn::kNeg, x, out);
+    cuda::unary_map(x, out, NegFn{});
   }
   Tensor backward(const SavedTensors&, const Tensor& grad) const override { return -grad; }
 };
 
 // abs: d/dx |x| = sign(x), 0 at 0 (PyTorch's convention).
-struct Abs final : NumericMap<Abs> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kAbs;
+struct Abs final : MapOp<Abs, AbsFn> {
   const char* name() const override { return "abs"; }
-  template <class M> M f(M v) const {
-    if constexpr (std::is_unsigned_v<M>) return v;
-    else if constexpr (std::is_integral_v<M>) return static_cast<M>(v < 0 ? -v : v);
-    else return std::abs(v);
-  }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g * s.input(0).sign(); }
 };
 
 // sign: -1, 0 or 1 (0 for nan, as PyTorch); bool is its own sign. Piecewise constant: grad 0.
-struct Sign final : UnaryOp {
+struct Sign final : MapOp<Sign, SignFn> {
   const char* name() const override { return "sign"; }
   Save saves() const override { return Save::kNothing; }
-  bool elementwise() const override { return true; }
-  void cpu(const Tensor& x, Tensor& out) const override {
-    visit_dtype(out.dtype(), [&]<typename T>() {
-      using M = opmath_t<T>;
-      if constexpr (std::is_same_v<T, bool>)
-        cpu::unary_kernel<T, T>(x, out, [](T v) { return v; });
-      else if constexpr (std::is_unsigned_v<T>)
-        cpu::unary_kernel<T, T>(x, out, [](T v) { return static_cast<T>(v > 0); });
-      else
-        cpu::unary_kernel<T, T>(x, out, [](T v) {
-          M m = static_cast<M>(v);
-          return static_cast<T>(static_cast<M>((M(0) < m) - (m < M(0))));
-        });
-    });
-  }
-  void cuda(const Tensor& x, Tensor& out) const override { cuda::unary(cuda::UnaryFn::kSign, x, out); }
   Tensor backward(const SavedTensors&, const Tensor& g) const override { return zeros_like(g); }
 };
 
 // square (PyTorch records it as pow(x, 2)): d/dx x^2 = 2x.
-struct Square final : NumericMap<Square> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kSquare;
+struct Square final : MapOp<Square, SquareFn> {
   const char* name() const override { return "pow"; }
-  template <class M> M f(M v) const { return static_cast<M>(v * v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g * (s.input(0) * 2); }
 };
 
 // ---- exponentials and logarithms -------------------------------------------------------------
 
 // exp: d/dx e^x = e^x, so backward reuses the saved output.
-struct Exp final : FloatMap<Exp> {
+struct Exp final : MapOp<Exp, ExpFn> {
   static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kExp;
   const char* name() const override { return "exp"; }
   Save saves() const override { return Save::kOutputs; }
-  auto f(auto v) const { return std::exp(v); }
   cpu::vec::f8 vf(cpu::vec::f8 v) const { return cpu::vec::exp(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g * s.output(); }
 };
 
 // exp2: d/dx 2^x = 2^x ln 2.
-struct Exp2 final : FloatMap<Exp2> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kExp2;
+struct Exp2 final : MapOp<Exp2, Exp2Fn> {
   const char* name() const override { return "exp2"; }
   Save saves() const override { return Save::kOutputs; }
-  auto f(auto v) const { return std::exp2(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g * (s.output() * kLn2); }
 };
 
 // expm1: d/dx (e^x - 1) = e^x = result + 1.
-struct Expm1 final : FloatMap<Expm1> {
+struct Expm1 final : MapOp<Expm1, Expm1Fn> {
   static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kExpm1;
   const char* name() const override { return "expm1"; }
   Save saves() const override { return Save::kOutputs; }
-  auto f(auto v) const { return std::expm1(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g * (s.output() + 1); }
 };
 
 // log: d/dx ln x = 1/x.
-struct Log final : FloatMap<Log> {
+struct Log final : MapOp<Log, LogFn> {
   static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kLog;
   const char* name() const override { return "log"; }
-  auto f(auto v) const { return std::log(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g / s.input(0); }
 };
 
 // log2: d/dx log2 x = 1/(x ln 2).
-struct Log2 final : FloatMap<Log2> {
+struct Log2 final : MapOp<Log2, Log2Fn> {
   static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kLog2;
   const char* name() const override { return "log2"; }
-  auto f(auto v) const { return std::log2(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g / (s.input(0) * kLn2); }
 };
 
 // log10: d/dx log10 x = 1/(x ln 10).
-struct Log10 final : FloatMap<Log10> {
+struct Log10 final : MapOp<Log10, Log10Fn> {
   static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kLog10;
   const char* name() const override { return "log10"; }
-  auto f(auto v) const { return std::log10(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g / (s.input(0) * kLn10); }
 };
 
 // log1p: d/dx ln(1 + x) = 1/(1 + x).
-struct Log1p final : FloatMap<Log1p> {
+struct Log1p final : MapOp<Log1p, Log1pFn> {
   static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kLog1p;
   const char* name() const override { return "log1p"; }
-  auto f(auto v) const { return std::log1p(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g / (s.input(0) + 1); }
 };
 
 // ---- roots and reciprocals ----------------------------------------------------------------------
 
 // sqrt: d/dx sqrt(x) = 1/(2 sqrt(x)) = 1/(2 result).
-struct Sqrt final : FloatMap<Sqrt> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kSqrt;
+struct Sqrt final : MapOp<Sqrt, SqrtFn> {
   const char* name() const override { return "sqrt"; }
   Save saves() const override { return Save::kOutputs; }
-  auto f(auto v) const { return std::sqrt(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g / (s.output() * 2); }
 };
 
 // rsqrt: d/dx x^{-1/2} = -1/2 x^{-3/2} = -1/2 result^3.
-struct Rsqrt final : FloatMap<Rsqrt> {
+struct Rsqrt final : MapOp<Rsqrt, RsqrtFn> {
   static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kRsqrt;
   const char* name() const override { return "rsqrt"; }
   Save saves() const override { return Save::kOutputs; }
-  auto f(auto v) const { return decltype(v)(1) / std::sqrt(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor r = s.output();
     return g * (r * r * r * -0.5);
@@ -251,12 +204,10 @@ struct Rsqrt final : FloatMap<Rsqrt> {
 };
 
 // reciprocal: d/dx 1/x = -1/x^2 = -result^2.
-struct Reciprocal final : FloatMap<Reciprocal> {
+struct Reciprocal final : MapOp<Reciprocal, ReciprocalFn> {
   static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kReciprocal;
   const char* name() const override { return "reciprocal"; }
   Save saves() const override { return Save::kOutputs; }
-  auto f(auto v) const { return decltype(v)(1) / v; }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor r = s.output();
     return g * (r * r).neg();
@@ -266,28 +217,22 @@ struct Reciprocal final : FloatMap<Reciprocal> {
 // ---- trigonometric, hyperbolic, sigmoid, erf -------------------------------------------------
 
 // sin: d/dx sin x = cos x.
-struct Sin final : FloatMap<Sin> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kSin;
+struct Sin final : MapOp<Sin, SinFn> {
   const char* name() const override { return "sin"; }
-  auto f(auto v) const { return std::sin(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g * s.input(0).cos(); }
 };
 
 // cos: d/dx cos x = -sin x.
-struct Cos final : FloatMap<Cos> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kCos;
+struct Cos final : MapOp<Cos, CosFn> {
   const char* name() const override { return "cos"; }
-  auto f(auto v) const { return std::cos(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g * s.input(0).sin().neg(); }
 };
 
 // tan: d/dx tan x = 1 + tan^2 x = 1 + result^2.
-struct Tan final : FloatMap<Tan> {
+struct Tan final : MapOp<Tan, TanFn> {
   static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kTan;
   const char* name() const override { return "tan"; }
   Save saves() const override { return Save::kOutputs; }
-  auto f(auto v) const { return std::tan(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor r = s.output();
     return g * (r * r + 1);
@@ -295,11 +240,9 @@ struct Tan final : FloatMap<Tan> {
 };
 
 // asin: d/dx asin x = 1/sqrt(1 - x^2).
-struct Asin final : FloatMap<Asin> {
+struct Asin final : MapOp<Asin, AsinFn> {
   static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kAsin;
   const char* name() const override { return "asin"; }
-  auto f(auto v) const { return std::asin(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor x = s.input(0);
     return g / (1 - x * x).sqrt();
@@ -307,11 +250,9 @@ struct Asin final : FloatMap<Asin> {
 };
 
 // acos: d/dx acos x = -1/sqrt(1 - x^2).
-struct Acos final : FloatMap<Acos> {
+struct Acos final : MapOp<Acos, AcosFn> {
   static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kAcos;
   const char* name() const override { return "acos"; }
-  auto f(auto v) const { return std::acos(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor x = s.input(0);
     return g.neg() / (1 - x * x).sqrt();
@@ -319,10 +260,8 @@ struct Acos final : FloatMap<Acos> {
 };
 
 // atan: d/dx atan x = 1/(1 + x^2).
-struct Atan final : FloatMap<Atan> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kAtan;
+struct Atan final : MapOp<Atan, AtanFn> {
   const char* name() const override { return "atan"; }
-  auto f(auto v) const { return std::atan(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor x = s.input(0);
     return g / (x * x + 1);
@@ -330,29 +269,23 @@ struct Atan final : FloatMap<Atan> {
 };
 
 // sinh: d/dx sinh x = cosh x.
-struct Sinh final : FloatMap<Sinh> {
+struct Sinh final : MapOp<Sinh, SinhFn> {
   static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kSinh;
   const char* name() const override { return "sinh"; }
-  auto f(auto v) const { return std::sinh(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g * s.input(0).cosh(); }
 };
 
 // cosh: d/dx cosh x = sinh x.
-struct Cosh final : FloatMap<Cosh> {
+struct Cosh final : MapOp<Cosh, CoshFn> {
   static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kCosh;
   const char* name() const override { return "cosh"; }
-  auto f(auto v) const { return std::cosh(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g * s.input(0).sinh(); }
 };
 
 // tanh: d/dx tanh x = 1 - tanh^2 x = 1 - result^2.
-struct Tanh final : FloatMap<Tanh> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kTanh;
+struct Tanh final : MapOp<Tanh, TanhFn> {
   const char* name() const override { return "tanh"; }
   Save saves() const override { return Save::kOutputs; }
-  auto f(auto v) const { return std::tanh(v); }
   cpu::vec::f8 vf(cpu::vec::f8 v) const { return cpu::vec::tanh(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor r = s.output();
@@ -361,11 +294,9 @@ struct Tanh final : FloatMap<Tanh> {
 };
 
 // sigmoid: 1/(1 + e^{-x}); d/dx = s(1 - s) with s the saved result.
-struct Sigmoid final : FloatMap<Sigmoid> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kSigmoid;
+struct Sigmoid final : MapOp<Sigmoid, SigmoidFn> {
   const char* name() const override { return "sigmoid"; }
   Save saves() const override { return Save::kOutputs; }
-  auto f(auto v) const { return decltype(v)(1) / (decltype(v)(1) + std::exp(-v)); }
   cpu::vec::f8 vf(cpu::vec::f8 v) const { return cpu::vec::sigmoid(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor r = s.output();
@@ -374,10 +305,8 @@ struct Sigmoid final : FloatMap<Sigmoid> {
 };
 
 // erf: d/dx erf x = 2/sqrt(pi) e^{-x^2}.
-struct Erf final : FloatMap<Erf> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kErf;
+struct Erf final : MapOp<Erf, ErfFn> {
   const char* name() const override { return "erf"; }
-  auto f(auto v) const { return std::erf(v); }
   cpu::vec::f8 vf(cpu::vec::f8 v) const { return cpu::vec::erf(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor x = s.input(0);
@@ -386,10 +315,8 @@ struct Erf final : FloatMap<Erf> {
 };
 
 // erfc: d/dx (1 - erf x) = -2/sqrt(pi) e^{-x^2}.
-struct Erfc final : FloatMap<Erfc> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kErfc;
+struct Erfc final : MapOp<Erfc, ErfcFn> {
   const char* name() const override { return "erfc"; }
-  auto f(auto v) const { return std::erfc(v); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     Tensor x = s.input(0);
     return g * ((x * x).neg().exp() * -kTwoOverSqrtPi);
@@ -400,62 +327,43 @@ struct Erfc final : FloatMap<Erfc> {
 
 /// floor, ceil, round, trunc: integers are already whole (identity); piecewise constant, so
 /// the gradient is zero everywhere (PyTorch's convention at the jumps too).
-template <class D>
-struct Rounding : NumericMap<D> {
+template <class D, class Fn>
+struct Rounding : MapOp<D, Fn> {
   Save saves() const override { return Save::kNothing; }
-  template <class M> M f(M v) const {
-    if constexpr (std::is_integral_v<M>) return v;
-    else return D::round(v);
-  }
   Tensor backward(const SavedTensors&, const Tensor& g) const override { return zeros_like(g); }
 };
 
-struct Floor final : Rounding<Floor> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kFloor;
+struct Floor final : Rounding<Floor, FloorFn> {
   const char* name() const override { return "floor"; }
-  static auto round(auto v) { return std::floor(v); }
 };
-struct Ceil final : Rounding<Ceil> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kCeil;
+struct Ceil final : Rounding<Ceil, CeilFn> {
   const char* name() const override { return "ceil"; }
-  static auto round(auto v) { return std::ceil(v); }
 };
 // round: halves go to the even neighbour (nearbyint in the default rounding mode), as PyTorch.
-struct Round final : Rounding<Round> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kRound;
+struct Round final : Rounding<Round, RoundFn> {
   const char* name() const override { return "round"; }
-  static auto round(auto v) { return std::nearbyint(v); }
 };
-struct Trunc final : Rounding<Trunc> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kTrunc;
+struct Trunc final : Rounding<Trunc, TruncFn> {
   const char* name() const override { return "trunc"; }
-  static auto round(auto v) { return std::trunc(v); }
 };
 
 // round(x, decimals): PyTorch scales by 10^|decimals|, rounds half to even, and scales back
 // (dividing for negative decimals). Floating dtypes only. Gradient zero.
-struct RoundDecimals final : FloatMap<RoundDecimals> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kRoundDecimals;
+struct RoundDecimals final : MapOp<RoundDecimals, RoundDecimalsFn> {
   bool negative;
   double ten_pow;
   explicit RoundDecimals(int64_t decimals)
       : negative(decimals < 0), ten_pow(std::pow(10.0, static_cast<double>(decimals < 0 ? -decimals : decimals))) {}
   const char* name() const override { return "round"; }
   Save saves() const override { return Save::kNothing; }
-  auto f(auto v) const {
-    auto p = static_cast<decltype(v)>(ten_pow);
-    return negative ? std::nearbyint(v / p) * p : std::nearbyint(v * p) / p;
-  }
-  cuda::UnaryArgs cuda_args() const { return {ten_pow, negative ? 1.0 : 0.0}; }
+  RoundDecimalsFn fn() const { return {ten_pow, negative}; }
   Tensor backward(const SavedTensors&, const Tensor& g) const override { return zeros_like(g); }
 };
 
 // frac: x - trunc(x); d/dx = 1.
-struct Frac final : FloatMap<Frac> {
-  static constexpr cuda::UnaryFn kCuda = cuda::UnaryFn::kFrac;
+struct Frac final : MapOp<Frac, FracFn> {
   const char* name() const override { return "frac"; }
   Save saves() const override { return Save::kNothing; }
-  auto f(auto v) const { return v - std::trunc(v); }
   Tensor backward(const SavedTensors&, const Tensor& g) const override { return g; }
 };
 
@@ -469,7 +377,7 @@ struct LogicalNot final : UnaryOp {
   bool elementwise() const override { return true; }
   void cpu(const Tensor& x, Tensor& out) const override {
     visit_dtype(x.dtype(), [&]<typename T>() {
-      auto is_zero = [](T v) { return static_cast<opmath_t<T>>(v) == opmath_t<T>(0); };
+      auto is_zero = [](T v) { return IsZeroFn{}(static_cast<opmath_t<T>>(v)); };
       if (out.dtype() == kBool) cpu::unary_kernel<bool, T>(x, out, is_zero);
       else cpu::unary_kernel<T, T>(x, out, [is_zero](T v) { return static_cast<T>(is_zero(v) ? 1 : 0); });
     });
@@ -486,36 +394,19 @@ struct NanToNum final : UnaryOp {
       : nan(n), posinf(p), neginf(m) {}
   const char* name() const override { return "nan_to_num"; }
   bool elementwise() const override { return true; }
-  /// What nan, +inf and -inf become, in the output dtype T.
-  template <class T>
-  std::array<T, 3> replacements() const {
-    return {static_cast<T>(nan.value_or(0.0)), posinf ? static_cast<T>(*posinf) : std::numeric_limits<T>::max(),
-            neginf ? static_cast<T>(*neginf) : std::numeric_limits<T>::lowest()};
-  }
-  void cpu(const Tensor& x, Tensor& out) const override {
-    visit_float_dtype(out.dtype(), name(), [&]<typename T>() {
-      using M = opmath_t<T>;
-      const std::array<T, 3> r = replacements<T>();  // (named copies: Clang 14 cannot capture bindings)
-      const T nan_v = r[0], pos_v = r[1], neg_v = r[2];
-      cpu::unary_kernel<T, T>(x, out, [=](T v) {
-        M m = static_cast<M>(v);
-        if (std::isnan(m)) return nan_v;
-        if (std::isinf(m)) return m > 0 ? pos_v : neg_v;
-        return v;
-      });
-    });
-  }
-  // The kernel gets the replacements already rounded to the dtype, so that it writes the very
-  // values the CPU does.
-  void cuda(const Tensor& x, Tensor& out) const override {
-    cuda::UnaryArgs args = visit_float_dtype(out.dtype(), name(), [&]<typename T>() {
-      const std::array<T, 3> r = replacements<T>();  // (named copies: Clang 14 cannot capture bindings)
-      const T nan_v = r[0], pos_v = r[1], neg_v = r[2];
+  /// The formula for output dtype t, with the replacements already rounded to t, so that both
+  /// devices store them back exactly.
+  NanToNumFn fn(ScalarType t) const {
+    return visit_float_dtype(t, name(), [&]<typename T>() {
+      T nan_v = static_cast<T>(nan.value_or(0.0));
+      T pos_v = posinf ? static_cast<T>(*posinf) : std::numeric_limits<T>::max();
+      T neg_v = neginf ? static_cast<T>(*neginf) : std::numeric_limits<T>::lowest();
       auto exact = [](T v) { return static_cast<double>(static_cast<opmath_t<T>>(v)); };
-      return cuda::UnaryArgs{exact(nan_v), exact(pos_v), exact(neg_v)};
+      return NanToNumFn{exact(nan_v), exact(pos_v), exact(neg_v)};
     });
-    cuda::unary(cuda::UnaryFn::kNanToNum, x, out, args);
   }
+  void cpu(const Tensor& x, Tensor& out) const override { unary_map(name(), x, out, fn(out.dtype())); }
+  void cuda(const Tensor& x, Tensor& out) const override { cuda::unary_map(x, out, fn(out.dtype())); }
   Tensor backward(const SavedTensors& s, const Tensor& g) const override {
     return masked(g, const_mask(s.input(0), {TestKind::kIsFinite}));
   }

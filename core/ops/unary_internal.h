@@ -8,43 +8,36 @@
 #include "ember/core/cpu/loops.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/creation.h"
+#include "ember/core/ops/map_domain.h"
 #include "ember/core/ops/value_test.h"
 #include "ember/core/type_promotion.h"
 #include "ember/cuda/unary.h"
 
 namespace ember::unary_impl {
 
-/// out = f(x) for floating dtypes, computed in opmath (float for Half/BFloat16); other dtypes
-/// raise "<name>" not implemented for '<Type>'.
-template <class F>
-void float_kernel(const char* name, const Tensor& x, Tensor& out, const F& f) {
-  visit_float_dtype(out.dtype(), name, [&]<typename T>() {
-    cpu::unary_kernel<T, T>(x, out, [&f](T v) { return static_cast<T>(f(static_cast<opmath_t<T>>(v))); });
+/// out = fn(x) over the dtypes of Fn's domain (core/ops/map_domain.h), computed in opmath
+/// (float for Half/BFloat16); other dtypes raise "<name>" not implemented for '<Type>'. The
+/// CPU loop of every functor of unary_math.h and activation_math.h.
+template <class Fn>
+void unary_map(const char* name, const Tensor& x, Tensor& out, const Fn& fn) {
+  visit_domain<Fn::kDomain>(out.dtype(), name, [&]<typename T>() {
+    cpu::unary_kernel<T, T>(x, out, [&fn](T v) { return static_cast<T>(fn(static_cast<opmath_t<T>>(v))); });
   });
-}
-
-/// Raises "<name>" not implemented for '<Type>' unless t is floating (float_kernel's check,
-/// for the CUDA paths).
-inline void check_float_dtype(const char* name, ScalarType t) {
-  visit_float_dtype(t, name, []<typename>() {});
-}
-
-/// Raises "<name>" not implemented for 'Bool' (NumericMap's check, for the CUDA paths).
-inline void check_not_bool(const char* name, ScalarType t) {
-  if (t == kBool) detail::throw_error(detail::str_cat("\"", name, "\" not implemented for 'Bool'"));
 }
 
 /// Elements per thread below which a transcendental SIMD map (exp, erf, gelu, ...) stays on
 /// one thread: it costs several ns per element, far more than a copy.
 constexpr int64_t kVecMathGrain = 8192;
 
-/// Base of floating-point maps (sin, sigmoid, gelu, ...): D::f(v) gets an opmath value on the
-/// CPU; on CUDA the map D::kCuda of cuda/unary.h computes the same formula, with the
-/// parameters D::cuda_args() returns. A map that also defines vf(vec::f8) (cpu/vec_math.h)
-/// runs float32 through it; other dtypes through f.
-template <class D>
-struct FloatMap : UnaryOp {
+/// Base of the one-input maps whose formula is a functor Fn (unary_math.h,
+/// activation_math.h): the CPU loop and the CUDA kernel both run D::fn() (Fn{}, unless D holds
+/// parameters and hides fn), over the dtypes of Fn's domain. A D that also defines
+/// vf(vec::f8) (cpu/vec_math.h) runs float32 through that SIMD form instead, which
+/// tests/core/test_elementwise_functors.cpp checks against Fn.
+template <class D, class Fn>
+struct MapOp : UnaryOp {
   bool elementwise() const override { return true; }
+  Fn fn() const { return Fn{}; }
   void cpu(const Tensor& x, Tensor& out) const override {
     const D& d = static_cast<const D&>(*this);
     if constexpr (requires(cpu::vec::f8 v) { d.vf(v); }) {
@@ -53,37 +46,12 @@ struct FloatMap : UnaryOp {
         return;
       }
     }
-    float_kernel(name(), x, out, [&d](auto v) { return d.f(v); });
+    unary_map(name(), x, out, d.fn());
   }
   void cuda(const Tensor& x, Tensor& out) const override {
-    check_float_dtype(name(), out.dtype());
-    cuda::unary(D::kCuda, x, out, static_cast<const D&>(*this).cuda_args());
+    check_domain<Fn::kDomain>(out.dtype(), name());
+    cuda::unary_map(x, out, static_cast<const D&>(*this).fn());
   }
-  /// Parametrised maps (leaky_relu's slope, ...) hide this.
-  cuda::UnaryArgs cuda_args() const { return {}; }
-};
-
-/// Base of maps defined for every dtype but bool (abs, floor, relu, ...): D::f(v) gets the
-/// integer itself or the opmath value of a float; bool raises "<name>" not implemented.
-/// CUDA as FloatMap's.
-template <class D>
-struct NumericMap : UnaryOp {
-  bool elementwise() const override { return true; }
-  void cpu(const Tensor& x, Tensor& out) const override {
-    const D& d = static_cast<const D&>(*this);
-    visit_dtype(out.dtype(), [&]<typename T>() {
-      if constexpr (std::is_same_v<T, bool>) {
-        detail::throw_error(detail::str_cat("\"", name(), "\" not implemented for 'Bool'"));
-      } else {
-        cpu::unary_kernel<T, T>(x, out, [&d](T v) { return static_cast<T>(d.f(static_cast<opmath_t<T>>(v))); });
-      }
-    });
-  }
-  void cuda(const Tensor& x, Tensor& out) const override {
-    check_not_bool(name(), out.dtype());
-    cuda::unary(D::kCuda, x, out, static_cast<const D&>(*this).cuda_args());
-  }
-  cuda::UnaryArgs cuda_args() const { return {}; }
 };
 
 /// An op that maps integers to the default float dtype (exp, log, sin, ...).

@@ -1,0 +1,44 @@
+// Which dtypes an elementwise formula (a functor of core/ops/*_math.h) has a kernel for, and
+// the one dtype visit that the CPU loops and the CUDA kernels both use to honour it: a dtype
+// outside the domain raises PyTorch's "<op>" not implemented for '<Type>' and instantiates
+// nothing.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "ember/core/dtype.h"
+#include "ember/core/error.h"
+
+namespace ember {
+
+/// A functor says which with a member `static constexpr MapDomain kDomain`.
+enum class MapDomain : uint8_t {
+  kFloating,  // float16, bfloat16, float32, float64
+  kNumbers,   // every dtype but bool
+  kAll,
+};
+
+/// Calls f.template operator()<T>() with T the C++ type of t when t is in domain D; otherwise
+/// raises "<op>" not implemented for '<Type>'.
+template <MapDomain D, class F>
+void visit_domain(ScalarType t, const char* op, F&& f) {
+  if constexpr (D == MapDomain::kFloating) {
+    visit_float_dtype(t, op, f);
+  } else {
+    visit_dtype(t, [&]<typename T>() {
+      if constexpr (D == MapDomain::kNumbers && std::is_same_v<T, bool>)
+        detail::throw_error(detail::str_cat("\"", op, "\" not implemented for 'Bool'"));
+      else
+        f.template operator()<T>();
+    });
+  }
+}
+
+/// visit_domain's check alone, for a path that dispatches elsewhere.
+template <MapDomain D>
+void check_domain(ScalarType t, const char* op) {
+  visit_domain<D>(t, op, []<typename>() {});
+}
+
+}  // namespace ember
