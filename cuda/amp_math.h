@@ -7,13 +7,7 @@
 #include <cfloat>
 #include <cstdint>
 
-#ifndef EMBER_HOST_DEVICE
-#if defined(__CUDACC__)
-#define EMBER_HOST_DEVICE __host__ __device__
-#else
-#define EMBER_HOST_DEVICE
-#endif
-#endif
+#include "ember/core/host_device.h"
 
 namespace ember::amp_math {
 

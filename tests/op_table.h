@@ -1,0 +1,135 @@
+// The op table: one plain row per op (its name, family, accepted dtypes, devices, whether it
+// is differentiable, and the inputs gradcheck samples), read by the sweeps that every op in it
+// gets without a test of its own:
+//   tests/core/test_op_table.cpp  float64 gradcheck (contiguous and transposed inputs), the
+//                                 dtype sweep (every dtype the row accepts runs; every other
+//                                 one raises an ember::Error), the coverage check (every op
+//                                 name recorded in core/ops/ is a row here, or is listed as
+//                                 not in the table yet), and docs/ops.md, which is this table
+//                                 rendered (EMBER_UPDATE_DOCS=1 rewrites it);
+//   tests/cuda/test_op_table.cpp  CPU-vs-CUDA parity of every CUDA row, in every dtype.
+// No registration: adding an op means adding its row.
+#pragma once
+
+#include <vector>
+
+#include "ember/core/ops/map_domain.h"
+#include "ember/ember.h"
+
+namespace ember::test {
+
+/// gradcheck's sampling range of one input.
+struct Range {
+  double lo = -2;
+  double hi = 2;
+};
+
+struct OpRow {
+  const char* name;     // as PyTorch's Python API spells the call
+  const char* node;     // the op name ember records (its Core ATen name: square records "pow")
+  const char* family;   // unary, activation, binary, comparison, ternary
+  MapDomain dtypes;     // the input dtypes it accepts (same for every tensor input)
+  bool cuda;            // has CUDA kernels
+  bool differentiable;  // has a backward (gradcheck'ed in float64)
+  int arity;            // tensor inputs
+  Range in[3];          // gradcheck's ranges, input by input
+  Tensor (*fn)(const TensorList&);
+};
+
+using enum MapDomain;
+
+/// The rows. Ranges keep gradcheck away from kinks and poles (abs at 0, log at 0, asin at +-1).
+inline const std::vector<OpRow>& op_table() {
+  static const std::vector<OpRow> rows = {
+      // ---- unary math (core/ops/unary.cpp; formulas in core/ops/unary_math.h) ----
+      {"abs", "abs", "unary", kNumbers, true, true, 1, {{0.2, 2}}, [](const TensorList& x) { return x[0].abs(); }},
+      {"neg", "neg", "unary", kNumbers, true, true, 1, {}, [](const TensorList& x) { return x[0].neg(); }},
+      {"sign", "sign", "unary", kAll, true, true, 1, {{0.2, 2}}, [](const TensorList& x) { return x[0].sign(); }},
+      {"square", "pow", "unary", kAll, true, true, 1, {}, [](const TensorList& x) { return x[0].square(); }},
+      {"exp", "exp", "unary", kAll, true, true, 1, {}, [](const TensorList& x) { return x[0].exp(); }},
+      {"exp2", "exp2", "unary", kAll, true, true, 1, {}, [](const TensorList& x) { return x[0].exp2(); }},
+      {"expm1", "expm1", "unary", kAll, true, true, 1, {}, [](const TensorList& x) { return x[0].expm1(); }},
+      {"log", "log", "unary", kAll, true, true, 1, {{0.2, 3}}, [](const TensorList& x) { return x[0].log(); }},
+      {"log2", "log2", "unary", kAll, true, true, 1, {{0.2, 3}}, [](const TensorList& x) { return x[0].log2(); }},
+      {"log10", "log10", "unary", kAll, true, true, 1, {{0.2, 3}}, [](const TensorList& x) { return x[0].log10(); }},
+      {"log1p", "log1p", "unary", kAll, true, true, 1, {{-0.5, 3}}, [](const TensorList& x) { return x[0].log1p(); }},
+      {"sqrt", "sqrt", "unary", kAll, true, true, 1, {{0.2, 3}}, [](const TensorList& x) { return x[0].sqrt(); }},
+      {"rsqrt", "rsqrt", "unary", kAll, true, true, 1, {{0.2, 3}}, [](const TensorList& x) { return x[0].rsqrt(); }},
+      {"reciprocal", "reciprocal", "unary", kAll, true, true, 1, {{0.5, 3}},
+       [](const TensorList& x) { return x[0].reciprocal(); }},
+      {"sin", "sin", "unary", kAll, true, true, 1, {}, [](const TensorList& x) { return x[0].sin(); }},
+      {"cos", "cos", "unary", kAll, true, true, 1, {}, [](const TensorList& x) { return x[0].cos(); }},
+      {"tan", "tan", "unary", kAll, true, true, 1, {{-1, 1}}, [](const TensorList& x) { return x[0].tan(); }},
+      {"asin", "asin", "unary", kAll, true, true, 1, {{-0.8, 0.8}}, [](const TensorList& x) { return x[0].asin(); }},
+      {"acos", "acos", "unary", kAll, true, true, 1, {{-0.8, 0.8}}, [](const TensorList& x) { return x[0].acos(); }},
+      {"atan", "atan", "unary", kAll, true, true, 1, {}, [](const TensorList& x) { return x[0].atan(); }},
+      {"sinh", "sinh", "unary", kAll, true, true, 1, {}, [](const TensorList& x) { return x[0].sinh(); }},
+      {"cosh", "cosh", "unary", kAll, true, true, 1, {}, [](const TensorList& x) { return x[0].cosh(); }},
+      {"tanh", "tanh", "unary", kAll, true, true, 1, {}, [](const TensorList& x) { return x[0].tanh(); }},
+      {"sigmoid", "sigmoid", "unary", kAll, true, true, 1, {}, [](const TensorList& x) { return x[0].sigmoid(); }},
+      {"erf", "erf", "unary", kAll, true, true, 1, {}, [](const TensorList& x) { return x[0].erf(); }},
+      {"erfc", "erfc", "unary", kAll, true, true, 1, {}, [](const TensorList& x) { return x[0].erfc(); }},
+      {"floor", "floor", "unary", kNumbers, true, true, 1, {}, [](const TensorList& x) { return x[0].floor(); }},
+      {"ceil", "ceil", "unary", kNumbers, true, true, 1, {}, [](const TensorList& x) { return x[0].ceil(); }},
+      {"round", "round", "unary", kNumbers, true, true, 1, {}, [](const TensorList& x) { return x[0].round(); }},
+      {"round(decimals=2)", "round", "unary", kFloating, true, true, 1, {},
+       [](const TensorList& x) { return x[0].round(2); }},
+      {"trunc", "trunc", "unary", kNumbers, true, true, 1, {}, [](const TensorList& x) { return x[0].trunc(); }},
+      {"frac", "frac", "unary", kFloating, true, true, 1, {}, [](const TensorList& x) { return x[0].frac(); }},
+      {"nan_to_num", "nan_to_num", "unary", kAll, true, true, 1, {},
+       [](const TensorList& x) { return x[0].nan_to_num(); }},
+      {"logical_not", "logical_not", "unary", kAll, true, false, 1, {},
+       [](const TensorList& x) { return x[0].logical_not(); }},
+      {"isnan", "", "unary", kAll, true, false, 1, {}, [](const TensorList& x) { return x[0].isnan(); }},
+      {"isinf", "", "unary", kAll, true, false, 1, {}, [](const TensorList& x) { return x[0].isinf(); }},
+      {"isfinite", "", "unary", kAll, true, false, 1, {}, [](const TensorList& x) { return x[0].isfinite(); }},
+      // ---- activations and clamp (core/ops/activation.cpp; core/ops/activation_math.h) ----
+      {"relu", "relu", "activation", kNumbers, true, true, 1, {}, [](const TensorList& x) { return x[0].relu(); }},
+      {"leaky_relu", "leaky_relu", "activation", kFloating, true, true, 1, {},
+       [](const TensorList& x) { return leaky_relu(x[0], 0.1); }},
+      {"elu", "elu", "activation", kFloating, true, true, 1, {},
+       [](const TensorList& x) { return elu(x[0], 0.7); }},
+      {"selu", "elu", "activation", kFloating, true, true, 1, {}, [](const TensorList& x) { return selu(x[0]); }},
+      {"gelu", "gelu", "activation", kFloating, true, true, 1, {}, [](const TensorList& x) { return gelu(x[0]); }},
+      {"gelu(approximate='tanh')", "gelu", "activation", kFloating, true, true, 1, {},
+       [](const TensorList& x) { return gelu(x[0], "tanh"); }},
+      {"silu", "silu", "activation", kFloating, true, true, 1, {}, [](const TensorList& x) { return silu(x[0]); }},
+      {"mish", "mish", "activation", kFloating, true, true, 1, {}, [](const TensorList& x) { return mish(x[0]); }},
+      {"softplus", "softplus", "activation", kFloating, true, true, 1, {},
+       [](const TensorList& x) { return softplus(x[0], 2, 3); }},
+      {"hardtanh", "hardtanh", "activation", kNumbers, true, true, 1, {},
+       [](const TensorList& x) { return hardtanh(x[0], -1.5, 1.5); }},
+      {"relu6", "hardtanh", "activation", kNumbers, true, true, 1, {{-2, 8}},
+       [](const TensorList& x) { return relu6(x[0]); }},
+      {"clamp", "clamp", "activation", kAll, true, true, 1, {},
+       [](const TensorList& x) { return x[0].clamp(-1, 1); }},
+      {"clamp(Tensor min, Tensor max)", "clamp", "activation", kAll, true, true, 3, {{}, {-2, -0.5}, {0.5, 2}},
+       [](const TensorList& x) { return x[0].clamp(std::optional<Tensor>(x[1]), std::optional<Tensor>(x[2])); }},
+  };
+  return rows;
+}
+
+/// The op names recorded in core/ops/ that have no row yet, each family waiting for its rows.
+/// The coverage check fails when a name here gets a row (delete it here) or leaves the source,
+/// and when an op name appears in core/ops/ that is in neither list: the list only shrinks.
+inline const std::vector<const char*>& ops_not_in_table_yet() {
+  static const std::vector<const char*> names = {
+      // binary, comparison, ternary
+      "add", "sub", "mul", "div", "atan2", "isclose", "lerp", "masked_fill", "where",
+      // linear algebra, convolution, recurrent
+      "addmm", "baddbmm", "bmm", "dot", "mm", "mv", "convolution", "convolution_backward_weight", "_cudnn_rnn",
+      "_cudnn_rnn_backward",
+      // views, shape and copies
+      "as_strided", "cat", "constant_pad_nd", "copy_", "embed_view", "expand", "flip", "permute", "repeat", "roll",
+      "stack", "to_copy", "unfold", "view",
+      // indexing
+      "embedding", "gather", "index", "index_add", "index_put", "index_select", "masked_select",
+      // reductions and scans
+      "cumprod", "cumsum", "logsumexp", "mean", "norm", "prod", "sum",
+      // normalization, pooling, losses
+      "native_batch_norm", "max_pool2d_with_indices_backward", "binary_cross_entropy", "nll_loss",
+      "nll_loss_backward"};
+  return names;
+}
+
+}  // namespace ember::test
