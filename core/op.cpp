@@ -168,7 +168,12 @@ Tensor allocate_output(const OutSpec& s, Device device) {
   return empty(s.sizes, TensorOptions().dtype(s.dtype).device(device));
 }
 
+// Every forward runs with grad mode off: what a kernel computes with public ops (contiguous
+// copies, views, helper tensors) is plumbing, not graph; the node, if any, is recorded
+// afterwards by run_op. This is the one NoGradGuard a kernel needs, so the kernels below it
+// (core/cpu/, cuda/) never reach for autograd/.
 void run_forward(const Op& op, Device device, const TensorList& in, TensorList& out) {
+  NoGradGuard no_grad;
   if (device.is_cuda()) op.cuda(in, out);
   else op.cpu(in, out);
 }

@@ -22,7 +22,6 @@
 
 #include <vector>
 
-#include "ember/autograd/grad_mode.h"
 #include "ember/core/backends.h"
 #include "ember/core/deterministic.h"
 #include "ember/core/ops/creation.h"
@@ -401,7 +400,6 @@ void add_bias(const Tensor& out, const Tensor& bias) {
 void conv_forward(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor& bias, const ConvArgs2d& args) {
   require_cudnn();
   if (out.numel() == 0) return;
-  NoGradGuard no_grad;
   DeviceGuard guard(out.device());
   if (x.numel() == 0) {  // no input channels, or no input left after padding: only the bias
     Tensor(out).zero_();
@@ -415,7 +413,6 @@ void conv_transpose(const Tensor& out, const Tensor& x, const Tensor& w, const T
                     const ConvArgs2d& args) {
   require_cudnn();
   if (out.numel() == 0) return;
-  NoGradGuard no_grad;
   DeviceGuard guard(out.device());
   if (x.numel() == 0) {
     Tensor(out).zero_();
@@ -429,7 +426,6 @@ void conv_transpose(const Tensor& out, const Tensor& x, const Tensor& w, const T
 void conv_backward_weight(const Tensor& out, const Tensor& x, const Tensor& g, const ConvArgs2d& args) {
   require_cudnn();
   if (out.numel() == 0) return;
-  NoGradGuard no_grad;
   DeviceGuard guard(out.device());
   if (x.numel() == 0 || g.numel() == 0) {  // an empty batch, or no output positions: nothing to sum
     Tensor(out).zero_();

@@ -19,7 +19,6 @@
 #include <memory>
 #include <type_traits>
 
-#include "ember/autograd/grad_mode.h"
 #include "ember/core/backends.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/tensor.h"
@@ -161,7 +160,6 @@ int compute_capability_major(int device) {
 void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& beta, const Scalar& alpha) {
   EMBER_CHECK(out.is_contiguous(), "internal error: cuda::gemm's output must be contiguous");
   if (out.numel() == 0) return;
-  NoGradGuard no_grad;  // copies made here belong to no graph
   DeviceGuard guard(out.device());
   const BlasTypes types = blas_types(out.dtype());
   cublasHandle_t handle = blas_handle();
@@ -186,7 +184,6 @@ bool try_gemm_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Te
   const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
   if (!bias_epilogue_applies(out.dtype(), bias.sizes(), m, n, k, beta.toDouble(), alpha.toDouble())) return false;
   EMBER_CHECK(out.is_contiguous(), "internal error: cuda::try_gemm_bias's output must be contiguous");
-  NoGradGuard no_grad;  // copies made here belong to no graph
   DeviceGuard guard(out.device());
   const BlasTypes types = blas_types(out.dtype());
   // A cuBLAS handle is a cuBLASLt handle too (cuBLAS's documentation: cast it); this one is

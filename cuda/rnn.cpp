@@ -15,7 +15,6 @@
 #include <mutex>
 #include <tuple>
 
-#include "ember/autograd/grad_mode.h"
 #include "ember/core/backends.h"
 #include "ember/core/ops/creation.h"
 #include "ember/cuda/cuda_check.h"
@@ -219,7 +218,6 @@ std::vector<RnnCopy> rnn_weight_copies(const RnnShape& s, ScalarType dtype) {
 void rnn_forward(const RnnShape& s, const Tensor& x, const Tensor& hx, const Tensor& cx, const TensorList& weights,
                  const Tensor& weight_space, const Tensor& y, const Tensor& hy, const Tensor& cy,
                  const Tensor& reserve) {
-  NoGradGuard no_grad;
   DeviceGuard guard(x.device());
   cudnnHandle_t handle = cudnn_handle();
   const int64_t T = x.size(0), N = x.size(1);
@@ -240,7 +238,6 @@ void rnn_forward(const RnnShape& s, const Tensor& x, const Tensor& hx, const Ten
 void rnn_backward(const RnnShape& s, const Tensor& x, const Tensor& hx, const Tensor& cx, const Tensor& y,
                   const Tensor& dy, const Tensor& dhy, const Tensor& dcy, const Tensor& weight_space,
                   const Tensor& reserve, const Tensor& dx, const Tensor& dhx, const Tensor& dcx, const Tensor& dw) {
-  NoGradGuard no_grad;
   DeviceGuard guard(x.device());
   cudnnHandle_t handle = cudnn_handle();
   cudaStream_t stream = current_raw_stream();

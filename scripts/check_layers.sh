@@ -11,12 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# file:included header — the one-formula issue moves NoGradGuard into run_op's forward step
-# and nn/arg.h into the core; data/ then needs neither autograd/ nor nn/.
+# file:included header — nn/arg.h moves into the core, and the DataLoader's worker-side
+# NoGradGuard goes; data/ then needs neither autograd/ nor nn/.
 PENDING=(
-  "cuda/conv.cpp:autograd/grad_mode.h"
-  "cuda/gemm.cpp:autograd/grad_mode.h"
-  "cuda/rnn.cpp:autograd/grad_mode.h"
   "data/dataloader.h:autograd/grad_mode.h"
   "data/dataloader_options.h:nn/arg.h"
 )

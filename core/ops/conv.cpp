@@ -9,7 +9,6 @@
 
 #include <utility>
 
-#include "ember/autograd/grad_mode.h"
 #include "ember/core/autocast.h"
 #include "ember/core/cpu/conv.h"
 #include "ember/core/op.h"
@@ -110,7 +109,6 @@ struct Convolution final : Op {
   explicit Convolution(ConvParams params) : p(std::move(params)) {}
   const char* name() const override { return "convolution"; }
   void cpu(const TensorList& in, TensorList& out) const override {
-    NoGradGuard no_grad;  // the contiguous copies are plumbing, not graph
     Tensor x = in[0].contiguous(), w = in[1].contiguous();
     Tensor b = in[2].defined() ? in[2].contiguous() : Tensor();
     if (p.transposed)
@@ -119,7 +117,6 @@ struct Convolution final : Op {
       cpu::conv2d_forward(x, w, b, out[0], make_shape(x.sizes(), w.sizes(), out[0].sizes(), p));
   }
   void cuda(const TensorList& in, TensorList& out) const override {
-    NoGradGuard no_grad;
     Tensor x = in[0].contiguous(), w = in[1].contiguous();
     Tensor b = in[2].defined() ? in[2].contiguous() : Tensor();
     if (p.transposed)
@@ -150,12 +147,10 @@ struct ConvolutionBackwardWeight final : Op {
   explicit ConvolutionBackwardWeight(ConvParams params) : p(std::move(params)) {}
   const char* name() const override { return "convolution_backward_weight"; }
   void cpu(const TensorList& in, TensorList& out) const override {
-    NoGradGuard no_grad;
     Tensor z = in[0].contiguous(), o = in[1].contiguous();
     cpu::conv2d_backward_weight(z, o, out[0], make_shape(z.sizes(), out[0].sizes(), o.sizes(), p));
   }
   void cuda(const TensorList& in, TensorList& out) const override {
-    NoGradGuard no_grad;
     cuda::conv_backward_weight(out[0], in[0].contiguous(), in[1].contiguous(), cuda_args(p));
   }
   TensorList backward(const SavedTensors& s, const TensorList& grads) const override {

@@ -161,7 +161,6 @@ struct Mv final : Op {
   void cpu(const TensorList& in, TensorList& out) const override { forward(in, out[0]); }
   void cuda(const TensorList& in, TensorList& out) const override { forward(in, out[0]); }
   static void forward(const TensorList& in, Tensor& out) {
-    NoGradGuard no_grad;  // the column views below are plumbing, not graph
     Tensor y = out.unsqueeze(1);
     gemm_into(y, in[0], in[1].unsqueeze(1), 0, 1);
   }
@@ -180,7 +179,6 @@ struct Dot final : Op {
   void cpu(const TensorList& in, TensorList& out) const override { forward(in, out[0]); }
   void cuda(const TensorList& in, TensorList& out) const override { forward(in, out[0]); }
   static void forward(const TensorList& in, Tensor& out) {
-    NoGradGuard no_grad;
     Tensor s = out.view({1, 1});
     gemm_into(s, in[0].unsqueeze(0), in[1].unsqueeze(1), 0, 1);
   }

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "ember/autograd/grad_mode.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/separable_map.h"
 #include "ember/core/ops/shape.h"
@@ -102,7 +101,6 @@ struct ConstantPadNd final : Op {
   // fill and copy_into have CUDA kernels of their own (cuda::fill, cuda::copy).
   void cuda(const TensorList& in, TensorList& out) const override { fill_and_copy(in[0], out[0]); }
   void fill_and_copy(const Tensor& input, Tensor& output) const {
-    NoGradGuard no_grad;
     detail::fill_values(output, value);
     Tensor src = input.detach(), dst = output;
     const int64_t ndim = src.dim(), npad = static_cast<int64_t>(pad.size()) / 2;
