@@ -85,7 +85,7 @@ std::string source_dir() {
 TEST_CASE("test_op_table: float64 gradcheck of every differentiable row, contiguous and transposed") {
   for (const OpRow& row : op_table()) {
     if (!row.differentiable) continue;
-    INFO(row.name);
+    INFO(std::string(row.name));
     manual_seed(7);
     TensorList in;
     for (int i = 0; i < row.arity; ++i) in.push_back(leaf({2, 3}, row.in[i]));
@@ -103,7 +103,7 @@ TEST_CASE("test_op_table: float64 gradcheck of every differentiable row, contigu
 TEST_CASE("test_op_table: every accepted dtype runs, every other raises an ember::Error") {
   for (const OpRow& row : op_table()) {
     for (ScalarType t : kEveryDtype) {
-      INFO(row.name << " on " << dtype_name(t));
+      INFO(std::string(row.name) << " on " << std::string(dtype_name(t)));
       TensorList in = sample_inputs(row, t);
       bool ran = true;
       try {
@@ -140,7 +140,7 @@ TEST_CASE("test_op_table: every op name recorded in core/ops is a row or listed 
     CHECK((rows.count(n) || waiting.count(n)));
   }
   for (const std::string& n : waiting) {
-    INFO("\"" << n << "\" is listed as not in the table yet, but " << (rows.count(n) ? "has a row" : "is not in core/ops/"));
+    INFO("\"" << n << "\" is listed as not in the table yet, but " << std::string(rows.count(n) ? "has a row" : "is not in core/ops/"));
     CHECK((!rows.count(n) && in_source.count(n)));
   }
   for (const std::string& n : rows) {

@@ -28,7 +28,7 @@ TEST_CASE("cuda op table: every CUDA row agrees with the CPU in every dtype it a
   for (const OpRow& row : op_table()) {
     if (!row.cuda) continue;
     for (ScalarType t : kAllTypes) {
-      INFO(row.name << " on " << dtype_name(t));
+      INFO(std::string(row.name) << " on " << std::string(dtype_name(t)));
       if (accepts(row.dtypes, t)) check_parity(row.fn, row_inputs(row, t));
       else check_error_parity(row.fn, row_inputs(row, t));
     }
@@ -39,7 +39,7 @@ TEST_CASE("cuda op table: gradients of every differentiable CUDA row agree with 
   for (const OpRow& row : op_table()) {
     if (!row.cuda || !row.differentiable) continue;
     for (ScalarType t : {kFloat, kDouble}) {
-      INFO(row.name << " on " << dtype_name(t));
+      INFO(std::string(row.name) << " on " << std::string(dtype_name(t)));
       check_grad_parity(row.fn, row_inputs(row, t));
     }
   }
