@@ -107,7 +107,8 @@ void sweep2(const char* what, const std::vector<M>& edges, const Fn& fn, const R
       auto got = fn(a, b);
       auto want = ref(a, b);
       if (!same(got, want))
-        FAIL_CHECK(what << "(" << show(a) << ", " << show(b) << ") = " << show(got) << ", want " << show(want));
+        FAIL_CHECK(std::string(what) << "(" << show(a) << ", " << show(b) << ") = " << show(got) << ", want "
+                                     << show(want));
     }
 }
 
