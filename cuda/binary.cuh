@@ -16,7 +16,8 @@ void binary_map(const Tensor& a, const Tensor& b, const Tensor& out, const Fn& f
   if (out.numel() == 0) return;
   DeviceGuard guard(out.device());
   TensorIter iter(out, {a, b});
-  visit_domain<Fn::kDomain>(out.dtype(), "cuda binary map", [&]<typename T>() { gpu_map<T, T, T>(iter, fn); });
+  visit_domain<Fn::kDomain>(out.dtype(), "cuda binary map",
+                            [&]<typename T>() { gpu_map<T, T, T>(iter, fn); });
 }
 
 template <class Fn>
@@ -24,7 +25,8 @@ void compare_map(const Tensor& a, const Tensor& b, const Tensor& out, const Fn& 
   if (out.numel() == 0) return;
   DeviceGuard guard(out.device());
   TensorIter iter(out, {a, b});
-  visit_domain<Fn::kDomain>(a.dtype(), "cuda compare map", [&]<typename T>() { gpu_map<bool, T, T>(iter, fn); });
+  visit_domain<Fn::kDomain>(a.dtype(), "cuda compare map",
+                            [&]<typename T>() { gpu_map<bool, T, T>(iter, fn); });
 }
 
 template <class Fn>
@@ -32,16 +34,20 @@ void ternary_map(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor
   if (out.numel() == 0) return;
   DeviceGuard guard(out.device());
   TensorIter iter(out, {a, b, c});
-  visit_domain<Fn::kDomain>(out.dtype(), "cuda ternary map", [&]<typename T>() { gpu_map<T, T, T, T>(iter, fn); });
+  visit_domain<Fn::kDomain>(out.dtype(), "cuda ternary map",
+                            [&]<typename T>() { gpu_map<T, T, T, T>(iter, fn); });
 }
 
 }  // namespace ember::cuda
 
 /// Compile the templates of cuda/binary.h for each functor of one of its lists.
-#define EMBER_CUDA_INSTANTIATE_BINARY_MAP(Fn) \
-  template void ember::cuda::binary_map<ember::Fn>(const ember::Tensor&, const ember::Tensor&, const ember::Tensor&, const ember::Fn&);
-#define EMBER_CUDA_INSTANTIATE_COMPARE_MAP(Fn) \
-  template void ember::cuda::compare_map<ember::Fn>(const ember::Tensor&, const ember::Tensor&, const ember::Tensor&, const ember::Fn&);
-#define EMBER_CUDA_INSTANTIATE_TERNARY_MAP(Fn)                                                                  \
-  template void ember::cuda::ternary_map<ember::Fn>(const ember::Tensor&, const ember::Tensor&, const ember::Tensor&, \
+#define EMBER_CUDA_INSTANTIATE_BINARY_MAP(Fn)                                                  \
+  template void ember::cuda::binary_map<ember::Fn>(const ember::Tensor&, const ember::Tensor&, \
+                                                   const ember::Tensor&, const ember::Fn&);
+#define EMBER_CUDA_INSTANTIATE_COMPARE_MAP(Fn)                                                  \
+  template void ember::cuda::compare_map<ember::Fn>(const ember::Tensor&, const ember::Tensor&, \
                                                     const ember::Tensor&, const ember::Fn&);
+#define EMBER_CUDA_INSTANTIATE_TERNARY_MAP(Fn)                                                  \
+  template void ember::cuda::ternary_map<ember::Fn>(const ember::Tensor&, const ember::Tensor&, \
+                                                    const ember::Tensor&, const ember::Tensor&, \
+                                                    const ember::Fn&);

@@ -29,8 +29,8 @@ template <class Fn>
 void binary_map(const Tensor& a, const Tensor& b, const Tensor& out, const Fn& fn);
 
 // cuda/binary.cu
-#define EMBER_CUDA_BINARY_ARITH_MAPS(X)                                                           \
-  X(AddFn) X(SubFn) X(MulFn) X(DivFn) X(MaximumFn) X(MinimumFn) X(BitwiseAndFn) X(BitwiseOrFn)   \
+#define EMBER_CUDA_BINARY_ARITH_MAPS(X)                                                         \
+  X(AddFn) X(SubFn) X(MulFn) X(DivFn) X(MaximumFn) X(MinimumFn) X(BitwiseAndFn) X(BitwiseOrFn) \
   X(BitwiseXorFn) X(LerpScalarFn)
 // cuda/division.cu
 #define EMBER_CUDA_BINARY_DIVISION_MAPS(X) X(DivTruncFn) X(DivFloorFn) X(RemainderFn) X(FmodFn)
@@ -42,14 +42,15 @@ void binary_map(const Tensor& a, const Tensor& b, const Tensor& out, const Fn& f
 // template pow.cu also compiles for these functors; the exact forms of pow that are unary ops
 // of their own (SqrtFn, SquareFn, RsqrtFn, ReciprocalFn: visit_pow_scalar) come from the
 // unary lists.
-#define EMBER_CUDA_SCALAR_OPERAND_MAPS(X) X(PowScalarFn) X(CubeFn) X(InvSquareFn) X(MulScalarFn) X(DivScalarFn)
+#define EMBER_CUDA_SCALAR_OPERAND_MAPS(X) \
+  X(PowScalarFn) X(CubeFn) X(InvSquareFn) X(MulScalarFn) X(DivScalarFn)
 
 /// out (bool) = fn(a, b); a and b share one dtype (bool for the logical ops).
 template <class Fn>
 void compare_map(const Tensor& a, const Tensor& b, const Tensor& out, const Fn& fn);
 
 // cuda/compare.cu
-#define EMBER_CUDA_COMPARE_MAPS(X)                                                                \
+#define EMBER_CUDA_COMPARE_MAPS(X) \
   X(EqFn) X(NeFn) X(LtFn) X(LeFn) X(GtFn) X(GeFn) X(LogicalAndFn) X(LogicalOrFn) X(LogicalXorFn)
 
 /// out (bool) = isclose(a, b): a and b share one dtype.

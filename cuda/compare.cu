@@ -1,8 +1,8 @@
 // Comparisons, logical ops and isclose on CUDA (cuda/binary.h): cuda::compare_map for the
 // functors of core/ops/compare_math.h, and isclose with its IsCloseFn: the CPU's formulas.
 // All produce bool.
-#include <cuda_fp16.h>
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include "ember/cuda/binary.cuh"
 
@@ -24,7 +24,8 @@ struct RoundThrough {
 };
 
 template <class T>
-using DeviceRound = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, RoundThrough<T>, NoRound>;
+using DeviceRound =
+    std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, RoundThrough<T>, NoRound>;
 
 }  // namespace
 
@@ -32,8 +33,9 @@ void isclose(const Tensor& a, const Tensor& b, const Tensor& out, double rtol, d
   if (out.numel() == 0) return;
   DeviceGuard guard(out.device());
   TensorIter iter(out, {a, b});
-  visit_dtype(a.dtype(),
-              [&]<typename T>() { gpu_map<bool, T, T>(iter, IsCloseFn<DeviceRound<T>>{rtol, atol, equal_nan, {}}); });
+  visit_dtype(a.dtype(), [&]<typename T>() {
+    gpu_map<bool, T, T>(iter, IsCloseFn<DeviceRound<T>>{rtol, atol, equal_nan, {}});
+  });
 }
 
 }  // namespace ember::cuda

@@ -114,13 +114,16 @@ void ternary_map(const Tensor&, const Tensor&, const Tensor&, const Tensor&, con
   no_cuda();
 }
 }  // namespace ember::cuda
-#define EMBER_NO_CUDA_BINARY_MAP(Fn) \
-  template void ember::cuda::binary_map<ember::Fn>(const ember::Tensor&, const ember::Tensor&, const ember::Tensor&, const ember::Fn&);
-#define EMBER_NO_CUDA_COMPARE_MAP(Fn) \
-  template void ember::cuda::compare_map<ember::Fn>(const ember::Tensor&, const ember::Tensor&, const ember::Tensor&, const ember::Fn&);
-#define EMBER_NO_CUDA_TERNARY_MAP(Fn)                                                                         \
-  template void ember::cuda::ternary_map<ember::Fn>(const ember::Tensor&, const ember::Tensor&, const ember::Tensor&, \
+#define EMBER_NO_CUDA_BINARY_MAP(Fn)                                                           \
+  template void ember::cuda::binary_map<ember::Fn>(const ember::Tensor&, const ember::Tensor&, \
+                                                   const ember::Tensor&, const ember::Fn&);
+#define EMBER_NO_CUDA_COMPARE_MAP(Fn)                                                           \
+  template void ember::cuda::compare_map<ember::Fn>(const ember::Tensor&, const ember::Tensor&, \
                                                     const ember::Tensor&, const ember::Fn&);
+#define EMBER_NO_CUDA_TERNARY_MAP(Fn)                                                           \
+  template void ember::cuda::ternary_map<ember::Fn>(const ember::Tensor&, const ember::Tensor&, \
+                                                    const ember::Tensor&, const ember::Tensor&, \
+                                                    const ember::Fn&);
 EMBER_CUDA_BINARY_ARITH_MAPS(EMBER_NO_CUDA_BINARY_MAP)
 EMBER_CUDA_BINARY_DIVISION_MAPS(EMBER_NO_CUDA_BINARY_MAP)
 EMBER_CUDA_BINARY_POW_MAPS(EMBER_NO_CUDA_BINARY_MAP)

@@ -16,8 +16,7 @@ void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& o
   if (out.numel() == 0) return;
   DeviceGuard guard(out.device());
   TensorIter iter(out, {cond, a, b});
-  binary_kernels::visit_by_size(out.dtype(),
-                                [&]<typename U>() { gpu_map<U, bool, U, U>(iter, WhereFn{}); });
+  binary_kernels::visit_by_size(out.dtype(), [&]<typename U>() { gpu_map<U, bool, U, U>(iter, WhereFn{}); });
 }
 
 void masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value, const Tensor& out) {

@@ -83,7 +83,9 @@ struct Sub final : Op {
 struct Mul final : Op {
   const char* name() const override { return "mul"; }
   bool elementwise() const override { return true; }
-  void cpu(const TensorList& in, TensorList& out) const override { binary_map("mul_cpu", in, out[0], MulFn{}); }
+  void cpu(const TensorList& in, TensorList& out) const override {
+    binary_map("mul_cpu", in, out[0], MulFn{});
+  }
   void cuda(const TensorList& in, TensorList& out) const override {
     cuda_binary_map("mul_cuda", in, out[0], MulFn{});
   }
@@ -183,7 +185,8 @@ struct DivMode final : Op {
   Save saves() const override { return Save::kNothing; }
   bool elementwise() const override { return true; }
   void cpu(const TensorList& in, TensorList& out) const override {
-    visit_rounding(mode, [&](const auto& fn, const char* kernel, const char*) { dividing_map(kernel, in, out[0], fn); });
+    visit_rounding(
+        mode, [&](const auto& fn, const char* kernel, const char*) { dividing_map(kernel, in, out[0], fn); });
   }
   // Integer division by zero is not detected on CUDA (it would need a host sync): cuda/binary.h.
   void cuda(const TensorList& in, TensorList& out) const override {
@@ -289,7 +292,9 @@ struct Atan2 final : Op {
   static constexpr AutocastPolicies kAutocast = autocast::kPromoteCudaOnly;
   const char* name() const override { return "atan2"; }
   bool elementwise() const override { return true; }
-  void cpu(const TensorList& in, TensorList& out) const override { binary_map("atan2_cpu", in, out[0], Atan2Fn{}); }
+  void cpu(const TensorList& in, TensorList& out) const override {
+    binary_map("atan2_cpu", in, out[0], Atan2Fn{});
+  }
   void cuda(const TensorList& in, TensorList& out) const override {
     cuda_binary_map("atan2_cuda", in, out[0], Atan2Fn{});
   }

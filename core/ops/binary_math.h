@@ -76,8 +76,10 @@ struct ScalarParam {
   int64_t i = 1;
   template <class M>
   EMBER_HOST_DEVICE M as() const {
-    if constexpr (std::is_integral_v<M>) return static_cast<M>(i);
-    else return static_cast<M>(f);
+    if constexpr (std::is_integral_v<M>)
+      return static_cast<M>(i);
+    else
+      return static_cast<M>(f);
   }
 };
 
@@ -114,9 +116,12 @@ struct MulFn {
   static constexpr MapDomain kDomain = MapDomain::kAll;
   template <class M>
   EMBER_HOST_DEVICE M operator()(M a, M b) const {
-    if constexpr (std::is_same_v<M, bool>) return a && b;
-    else if constexpr (binary_math::is_int_v<M>) return binary_math::wrap_mul(a, b);
-    else return a * b;
+    if constexpr (std::is_same_v<M, bool>)
+      return a && b;
+    else if constexpr (binary_math::is_int_v<M>)
+      return binary_math::wrap_mul(a, b);
+    else
+      return a * b;
   }
 };
 
@@ -248,8 +253,10 @@ struct PowFn {
   static constexpr MapDomain kDomain = MapDomain::kNumbers;
   template <class M>
   EMBER_HOST_DEVICE M operator()(M a, M b) const {
-    if constexpr (std::is_integral_v<M>) return binary_math::int_pow(a, static_cast<int64_t>(b));
-    else return math::pow(a, b);
+    if constexpr (std::is_integral_v<M>)
+      return binary_math::int_pow(a, static_cast<int64_t>(b));
+    else
+      return math::pow(a, b);
   }
 };
 
@@ -260,8 +267,10 @@ struct PowScalarFn {
   ScalarParam exponent;
   template <class M>
   EMBER_HOST_DEVICE M operator()(M v) const {
-    if constexpr (std::is_integral_v<M>) return binary_math::int_pow(v, exponent.i);
-    else return math::pow(v, static_cast<M>(exponent.f));
+    if constexpr (std::is_integral_v<M>)
+      return binary_math::int_pow(v, exponent.i);
+    else
+      return math::pow(v, static_cast<M>(exponent.f));
   }
 };
 

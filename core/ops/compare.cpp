@@ -31,7 +31,8 @@ template <class Fn>
 Tensor compare(const char* name, const Tensor& a, const Tensor& b) {
   NoGradGuard no_grad;
   ScalarType t = result_type(a, b);
-  return run_op(Compare<Fn>{name}, {a.to(t), b.to(t)}, OutSpec{broadcast_shapes(a.sizes(), b.sizes()), kBool});
+  return run_op(Compare<Fn>{name}, {a.to(t), b.to(t)},
+                OutSpec{broadcast_shapes(a.sizes(), b.sizes()), kBool});
 }
 
 template <class Fn>
@@ -66,7 +67,8 @@ struct IsClose final : Op {
     float operator()(float v) const { return static_cast<float>(static_cast<T>(v)); }
   };
   template <class T>
-  using HostRound = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, RoundThrough<T>, NoRound>;
+  using HostRound =
+      std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, RoundThrough<T>, NoRound>;
 };
 
 // logical_and/or/xor: operands are first cast to bool (nonzero is true, NaN included).

@@ -5,8 +5,8 @@
 #include "ember/core/autocast.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/binary_internal.h"
-#include "ember/core/ops/ternary_math.h"
 #include "ember/core/ops/reduce.h"
+#include "ember/core/ops/ternary_math.h"
 #include "ember/cuda/binary.h"
 
 namespace ember {
@@ -28,7 +28,9 @@ struct Where final : Op {
     TensorIter iter(out[0], {in[0], in[1], in[2]});
     visit_dtype(out[0].dtype(), [&]<typename T>() { cpu::cpu_map<T, bool, T, T>(iter, WhereFn{}); });
   }
-  void cuda(const TensorList& in, TensorList& out) const override { cuda::where(in[0], in[1], in[2], out[0]); }
+  void cuda(const TensorList& in, TensorList& out) const override {
+    cuda::where(in[0], in[1], in[2], out[0]);
+  }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor cond = s.input(0), ga, gb;
     if (s.needs_grad(1)) ga = where(cond, g[0], 0.0);

@@ -50,11 +50,30 @@ std::vector<T> int_edges() {
 template <class M>
 std::vector<M> float_edges() {
   using L = std::numeric_limits<M>;
-  return {M(0),         M(-0.0),         M(1),          M(-1),          M(0.5),     M(-0.5),
-          M(2),         M(-2.5),         M(3),          M(7),           M(-7),      M(0.1),
-          M(1e-3),      M(1e30),         M(-1e30),      L::denorm_min(), -L::denorm_min(),
-          L::min(),     -L::min(),       L::max(),      -L::max(),      L::infinity(),
-          -L::infinity(), L::quiet_NaN()};
+  return {M(0),
+          M(-0.0),
+          M(1),
+          M(-1),
+          M(0.5),
+          M(-0.5),
+          M(2),
+          M(-2.5),
+          M(3),
+          M(7),
+          M(-7),
+          M(0.1),
+          M(1e-3),
+          M(1e30),
+          M(-1e30),
+          L::denorm_min(),
+          -L::denorm_min(),
+          L::min(),
+          -L::min(),
+          L::max(),
+          -L::max(),
+          L::infinity(),
+          -L::infinity(),
+          L::quiet_NaN()};
 }
 
 /// Equal as IEEE values and in the sign of zero; any NaN equals any NaN.
@@ -83,9 +102,12 @@ bool near(M got, M want, int ulps) {
 
 template <class M>
 std::string show(M v) {
-  if constexpr (std::is_same_v<M, bool>) return v ? "true" : "false";
-  else if constexpr (std::is_floating_point_v<M>) return doctest::toString(static_cast<double>(v)).c_str();
-  else return std::to_string(static_cast<int64_t>(v));
+  if constexpr (std::is_same_v<M, bool>)
+    return v ? "true" : "false";
+  else if constexpr (std::is_floating_point_v<M>)
+    return doctest::toString(static_cast<double>(v)).c_str();
+  else
+    return std::to_string(static_cast<int64_t>(v));
 }
 
 constexpr const char* kTypeNames[] = {"uint8", "int8", "int16", "int32", "int64"};
@@ -147,19 +169,25 @@ T ref_int_pow(T x, int64_t e) {
 template <class T>
 void check_integer_arithmetic() {
   const std::vector<T> e = int_edges<T>();
-  for (int64_t alpha : {int64_t{1}, int64_t{-1}, int64_t{3}, (int64_t{1} << 53) + 1, std::numeric_limits<int64_t>::min()}) {
+  for (int64_t alpha :
+       {int64_t{1}, int64_t{-1}, int64_t{3}, (int64_t{1} << 53) + 1, std::numeric_limits<int64_t>::min()}) {
     INFO("alpha " << alpha);
     const i128 al = wrap_to<T>(alpha);  // alpha in the tensor's dtype, as PyTorch converts it
-    sweep2<T>("add", e, AddFn{{static_cast<double>(alpha), alpha}}, [&](T a, T b) { return wrap_to<T>(a + al * b); });
-    sweep2<T>("sub", e, SubFn{{static_cast<double>(alpha), alpha}}, [&](T a, T b) { return wrap_to<T>(a - al * b); });
+    sweep2<T>("add", e, AddFn{{static_cast<double>(alpha), alpha}},
+              [&](T a, T b) { return wrap_to<T>(a + al * b); });
+    sweep2<T>("sub", e, SubFn{{static_cast<double>(alpha), alpha}},
+              [&](T a, T b) { return wrap_to<T>(a - al * b); });
   }
   sweep2<T>("mul", e, MulFn{}, [](T a, T b) { return wrap_to<T>(i128(a) * b); });
   // A zero divisor yields 0: what CUDA stores (the CPU loop raises ZeroDivisionError instead).
-  sweep2<T>("div_trunc", e, DivTruncFn{}, [](T a, T b) { return b == 0 ? T(0) : wrap_to<T>(trunc_div(a, b)); });
-  sweep2<T>("div_floor", e, DivFloorFn{}, [](T a, T b) { return b == 0 ? T(0) : wrap_to<T>(floor_div(a, b)); });
+  sweep2<T>("div_trunc", e, DivTruncFn{},
+            [](T a, T b) { return b == 0 ? T(0) : wrap_to<T>(trunc_div(a, b)); });
+  sweep2<T>("div_floor", e, DivFloorFn{},
+            [](T a, T b) { return b == 0 ? T(0) : wrap_to<T>(floor_div(a, b)); });
   sweep2<T>("remainder", e, RemainderFn{},
             [](T a, T b) { return b == 0 ? T(0) : wrap_to<T>(i128(a) - i128(b) * floor_div(a, b)); });
-  sweep2<T>("fmod", e, FmodFn{}, [](T a, T b) { return b == 0 ? T(0) : wrap_to<T>(i128(a) - i128(b) * trunc_div(a, b)); });
+  sweep2<T>("fmod", e, FmodFn{},
+            [](T a, T b) { return b == 0 ? T(0) : wrap_to<T>(i128(a) - i128(b) * trunc_div(a, b)); });
   sweep2<T>("pow", e, PowFn{}, [](T a, T b) { return ref_int_pow<T>(a, static_cast<int64_t>(b)); });
   sweep2<T>("maximum", e, MaximumFn{}, [](T a, T b) { return i128(a) >= i128(b) ? a : b; });
   sweep2<T>("minimum", e, MinimumFn{}, [](T a, T b) { return i128(a) <= i128(b) ? a : b; });
@@ -167,8 +195,8 @@ void check_integer_arithmetic() {
   sweep2<T>("bitwise_and", e, BitwiseAndFn{}, [](T a, T b) { return static_cast<T>(U(a) & U(b)); });
   sweep2<T>("bitwise_or", e, BitwiseOrFn{}, [](T a, T b) { return static_cast<T>(U(a) | U(b)); });
   sweep2<T>("bitwise_xor", e, BitwiseXorFn{}, [](T a, T b) { return static_cast<T>(U(a) ^ U(b)); });
-  for (int64_t x : {int64_t{0}, int64_t{2}, int64_t{-1}, int64_t{63}, int64_t{64}, std::numeric_limits<int64_t>::max(),
-                    std::numeric_limits<int64_t>::min(), int64_t{-3}}) {
+  for (int64_t x : {int64_t{0}, int64_t{2}, int64_t{-1}, int64_t{63}, int64_t{64},
+                    std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(), int64_t{-3}}) {
     PowScalarFn fn{{static_cast<double>(x), x}};
     for (T a : e) CHECK_MESSAGE(fn(a) == ref_int_pow<T>(a, x), "pow(" << show(a) << ", " << x << ")");
   }
@@ -287,7 +315,9 @@ M ref_fmod(M a, M b) {
   return static_cast<M>(std::fmod(static_cast<long double>(a), static_cast<long double>(b)));
 }
 
-bool is_odd_integer(long double y) { return std::isfinite(y) && std::trunc(y) == y && std::fmod(y, 2.0L) != 0; }
+bool is_odd_integer(long double y) {
+  return std::isfinite(y) && std::trunc(y) == y && std::fmod(y, 2.0L) != 0;
+}
 
 /// C's Annex F special values of pow(x, y); false when (x, y) is an ordinary case.
 template <class M>
@@ -347,22 +377,27 @@ void check_float_arithmetic() {
     for (M a : e)
       for (M b : e) {
         using W = wide_t<M>;
-        M fused = static_cast<M>(W(a) + W(M(alpha)) * W(b)), separate = rounded(a, rounded(M(alpha), b, mul), add);
+        M fused = static_cast<M>(W(a) + W(M(alpha)) * W(b)),
+          separate = rounded(a, rounded(M(alpha), b, mul), add);
         M got = AddFn{p}(a, b);
-        CHECK_MESSAGE((same(got, separate) || same(got, fused)), "add(" << show(a) << ", " << show(b) << ") = " << show(got));
+        CHECK_MESSAGE((same(got, separate) || same(got, fused)),
+                      "add(" << show(a) << ", " << show(b) << ") = " << show(got));
         fused = static_cast<M>(W(a) - W(M(alpha)) * W(b));
         separate = rounded(a, rounded(M(alpha), b, mul), sub);
         got = SubFn{p}(a, b);
-        CHECK_MESSAGE((same(got, separate) || same(got, fused)), "sub(" << show(a) << ", " << show(b) << ") = " << show(got));
+        CHECK_MESSAGE((same(got, separate) || same(got, fused)),
+                      "sub(" << show(a) << ", " << show(b) << ") = " << show(got));
       }
   }
   sweep2<M>("mul", e, MulFn{}, [&](M a, M b) { return rounded(a, b, mul); });
   sweep2<M>("div", e, DivFn{}, [&](M a, M b) { return rounded(a, b, div); });
   for (M s : e) {
-    sweep2<M>("mul_scalar", e, [&](M a, M) { return MulScalarFn{static_cast<double>(s)}(a); },
-              [&](M a, M) { return rounded(a, s, mul); });
-    sweep2<M>("div_scalar", e, [&](M a, M) { return DivScalarFn{static_cast<double>(s)}(a); },
-              [&](M a, M) { return rounded(a, s, div); });
+    sweep2<M>(
+        "mul_scalar", e, [&](M a, M) { return MulScalarFn{static_cast<double>(s)}(a); },
+        [&](M a, M) { return rounded(a, s, mul); });
+    sweep2<M>(
+        "div_scalar", e, [&](M a, M) { return DivScalarFn{static_cast<double>(s)}(a); },
+        [&](M a, M) { return rounded(a, s, div); });
   }
   // trunc of the rounded quotient: PyTorch's div_trunc for floats.
   sweep2<M>("div_trunc", e, DivTruncFn{}, [&](M a, M b) { return std::trunc(rounded(a, b, div)); });
@@ -375,7 +410,8 @@ void check_float_arithmetic() {
       M got = DivFloorFn{}(a, b), want = ref_div_floor(a, b);
       const bool exact = !(std::fabs(want) >= std::ldexp(M(1), std::numeric_limits<M>::digits));
       if (!(exact ? same(got, want) : near(got, want, 1)))
-        FAIL_CHECK("div_floor(" << show(a) << ", " << show(b) << ") = " << show(got) << ", want " << show(want));
+        FAIL_CHECK("div_floor(" << show(a) << ", " << show(b) << ") = " << show(got) << ", want "
+                                << show(want));
     }
 }
 
@@ -387,22 +423,31 @@ void check_float_math() {
       M want;
       M got = PowFn{}(a, b);
       if (pow_special(a, b, want)) {
-        if (!same(got, want)) FAIL_CHECK("pow(" << show(a) << ", " << show(b) << ") = " << show(got) << ", want " << show(want));
-      } else if (!near(got, static_cast<M>(std::pow(static_cast<long double>(a), static_cast<long double>(b))), 1)) {
+        if (!same(got, want))
+          FAIL_CHECK("pow(" << show(a) << ", " << show(b) << ") = " << show(got) << ", want " << show(want));
+      } else if (!near(got,
+                       static_cast<M>(std::pow(static_cast<long double>(a), static_cast<long double>(b))),
+                       1)) {
         FAIL_CHECK("pow(" << show(a) << ", " << show(b) << ") = " << show(got));
       }
       CHECK(same(PowScalarFn{{static_cast<double>(b), 0}}(a), got));
       got = Atan2Fn{}(a, b);
       if (atan2_special(a, b, want)) {
-        if (!same(got, want)) FAIL_CHECK("atan2(" << show(a) << ", " << show(b) << ") = " << show(got) << ", want " << show(want));
-      } else if (!near(got, static_cast<M>(std::atan2(static_cast<long double>(a), static_cast<long double>(b))), 2)) {
+        if (!same(got, want))
+          FAIL_CHECK("atan2(" << show(a) << ", " << show(b) << ") = " << show(got) << ", want "
+                              << show(want));
+      } else if (!near(got,
+                       static_cast<M>(std::atan2(static_cast<long double>(a), static_cast<long double>(b))),
+                       2)) {
         FAIL_CHECK("atan2(" << show(a) << ", " << show(b) << ") = " << show(got));
       }
     }
   // PyTorch's exact forms of pow with a scalar exponent.
   for (M v : e) {
-    CHECK(same(CubeFn{}(v), rounded(rounded(v, v, [](auto x, auto y) { return x * y; }), v, [](auto x, auto y) { return x * y; })));
-    CHECK(same(InvSquareFn{}(v), rounded(M(1), rounded(v, v, [](auto x, auto y) { return x * y; }), [](auto x, auto y) { return x / y; })));
+    CHECK(same(CubeFn{}(v), rounded(rounded(v, v, [](auto x, auto y) { return x * y; }), v,
+                                    [](auto x, auto y) { return x * y; })));
+    CHECK(same(InvSquareFn{}(v), rounded(M(1), rounded(v, v, [](auto x, auto y) { return x * y; }),
+                                         [](auto x, auto y) { return x / y; })));
   }
 }
 
@@ -434,7 +479,8 @@ void check_float_ternary() {
     ScalarParam p{v, 0};
     for (M a : e)
       for (M b : e)
-        for (M c : {M(0), M(-0.0), M(2), M(-3), std::numeric_limits<M>::infinity(), nan_v<M>(), std::numeric_limits<M>::denorm_min()}) {
+        for (M c : {M(0), M(-0.0), M(2), M(-3), std::numeric_limits<M>::infinity(), nan_v<M>(),
+                    std::numeric_limits<M>::denorm_min()}) {
           // As for add: the last product and the sum may be fused into one FMA.
           using W = wide_t<M>;
           const M vb = rounded(M(v), b, mul), q = rounded(b, c, [](auto x, auto y) { return x / y; });
@@ -459,7 +505,8 @@ void check_float_ternary() {
       for (M w : {M(0.25), M(0.5), M(0.75), M(-1), M(2)}) {
         using W = wide_t<M>;
         auto exact = static_cast<M>(W(a) + W(w) * (W(b) - W(a)));
-        CHECK_MESSAGE(near(LerpFn{}(a, b, w), exact, 2), "lerp(" << show(a) << ", " << show(b) << ", " << show(w) << ")");
+        CHECK_MESSAGE(near(LerpFn{}(a, b, w), exact, 2),
+                      "lerp(" << show(a) << ", " << show(b) << ", " << show(w) << ")");
         CHECK(same(LerpScalarFn{static_cast<double>(w)}(a, b), LerpFn{}(a, b, w)));
       }
     }
@@ -527,19 +574,23 @@ TEST_CASE("test_binary_functors: pow with a scalar exponent picks PyTorch's exac
 
 TEST_CASE("test_binary_functors: isclose") {
   const std::vector<double> e = float_edges<double>();
-  for (std::pair<double, double> tols : {std::pair{1e-5, 1e-8}, std::pair{0.0, 0.0}, std::pair{0.5, 0.0}, std::pair{0.0, 2.0}})
+  for (std::pair<double, double> tols :
+       {std::pair{1e-5, 1e-8}, std::pair{0.0, 0.0}, std::pair{0.5, 0.0}, std::pair{0.0, 2.0}})
     for (bool equal_nan : {false, true}) {
       const double rtol = tols.first, atol = tols.second;
       const IsCloseFn<> fn{rtol, atol, equal_nan, {}};
-      sweep2<double>("isclose", e, [&](double a, double b) { return static_cast<double>(fn(a, b)); },
-                     [&](double a, double b) {
-                       if (std::isnan(a) || std::isnan(b)) return static_cast<double>(equal_nan && std::isnan(a) && std::isnan(b));
-                       if (a == b) return 1.0;
-                       if (rtol == 0 && atol == 0) return 0.0;
-                       f128 diff = f128(a) - f128(b), tol = f128(atol) + f128(rtol) * (b < 0 ? -f128(b) : f128(b));
-                       double rounded_diff = static_cast<double>(diff < 0 ? -diff : diff);
-                       return static_cast<double>(std::isfinite(rounded_diff) && rounded_diff <= static_cast<double>(tol));
-                     });
+      sweep2<double>(
+          "isclose", e, [&](double a, double b) { return static_cast<double>(fn(a, b)); },
+          [&](double a, double b) {
+            if (std::isnan(a) || std::isnan(b))
+              return static_cast<double>(equal_nan && std::isnan(a) && std::isnan(b));
+            if (a == b) return 1.0;
+            if (rtol == 0 && atol == 0) return 0.0;
+            f128 diff = f128(a) - f128(b), tol = f128(atol) + f128(rtol) * (b < 0 ? -f128(b) : f128(b));
+            double rounded_diff = static_cast<double>(diff < 0 ? -diff : diff);
+            return static_cast<double>(std::isfinite(rounded_diff) &&
+                                       rounded_diff <= static_cast<double>(tol));
+          });
     }
   // Integers: |a - b| in the integer type wraps (PyTorch's integer subtraction) before the
   // float comparison.
