@@ -61,11 +61,6 @@ inline Tensor inplace_operand(const Tensor& self, const Scalar& other) {
   return wrap_scalar(other, self.dtype(), self.device());
 }
 
-/// Raises PyTorch's message for a kernel that has no instance for this dtype.
-[[noreturn]] inline void not_implemented(const char* kernel, ScalarType t) {
-  detail::throw_error(detail::str_cat("\"", kernel, "\" not implemented for '", scalar_type_name(t), "'"));
-}
-
 /// The scalar parameter of a formula (binary_math.h) from the op's Scalar.
 inline ScalarParam param(const Scalar& s) { return {s.toDouble(), s.toLong()}; }
 
