@@ -1,14 +1,22 @@
 // CUDA kernels of the broadcasting elementwise ops of two and three operands: arithmetic,
 // comparisons, logical and bitwise ops, where, lerp, addcmul/addcdiv, masked_fill. Called by
-// core/ops/binary.cpp, compare.cpp and ternary.cpp; plain C++ declarations, defined in
-// cuda/binary.cu, division.cu, pow.cu, compare.cu and ternary.cu (no_cuda.cpp without CUDA).
+// core/ops/binary.cpp, compare.cpp and ternary.cpp; plain C++ declarations. The formulas are
+// the functors the CPU loops run (core/ops/binary_math.h, compare_math.h, ternary_math.h);
+// the map templates are defined in cuda/binary.cuh and compiled for the functors of the lists
+// below, each list in the .cu file named beside it (and in cuda/no_cuda.cpp without CUDA), so
+// a functor missing from them fails to link in every build.
 //
-// The core op has already promoted and cast its operands: unless noted, every tensor passed
+// The core op has already promoted and cast its operands and checked the dtype against the
+// functor's domain (raising PyTorch's "<op>_cuda" message): unless noted, every tensor passed
 // here has out's dtype, and the inputs broadcast to out's shape. All run on the current
-// stream of out's device and never synchronize with the host.
+// stream of out's device and never synchronize with the host. In particular an integer
+// division by zero (DivTruncFn, DivFloorFn, RemainderFn, FmodFn) stores 0 and raises nothing,
+// where the CPU raises "ZeroDivisionError" (binary_math.h says why).
 #pragma once
 
-#include "ember/core/scalar.h"
+#include "ember/core/ops/binary_math.h"
+#include "ember/core/ops/compare_math.h"
+#include "ember/core/ops/ternary_math.h"
 
 namespace ember {
 class Tensor;
@@ -16,55 +24,49 @@ class Tensor;
 
 namespace ember::cuda {
 
-/// out = f(a, b).
-enum class BinaryFn {
-  kAdd,  // a + alpha * b
-  kSub,  // a - alpha * b
-  kMul,
-  kDiv,        // true division (floating dtypes)
-  kDivTrunc,   // division rounded toward zero
-  kDivFloor,   // division rounded down
-  kRemainder,  // Python's %: the result takes the divisor's sign
-  kFmod,       // C's fmod: the result takes the dividend's sign
-  kPow,
-  kAtan2,
-  kMaximum,  // NaN propagates
-  kMinimum,
-  kBitwiseAnd,
-  kBitwiseOr,
-  kBitwiseXor,
-  kLerp,  // lerp(a, b, alpha): a scalar weight
-  // a * alpha and a / alpha with the scalar kept in opmath (float for float16/bfloat16, as
-  // PyTorch's mul/div by a Python number): b is not read (pass a again).
-  kMulScalar,
-  kDivScalar,
-};
+/// out = fn(a, b) elementwise, computed in opmath_t (float for float16/bfloat16).
+template <class Fn>
+void binary_map(const Tensor& a, const Tensor& b, const Tensor& out, const Fn& fn);
 
-/// Integer division by zero (kDivTrunc, kDivFloor, kRemainder, kFmod): the CPU raises
-/// "ZeroDivisionError"; on CUDA the element is 0 and nothing is raised, because finding out
-/// would need a host synchronization in every integer division. (PyTorch's CUDA kernels do
-/// not check either; their result is whatever the hardware division gives.)
-void binary(BinaryFn fn, const Tensor& a, const Tensor& b, const Tensor& out, const Scalar& alpha = 1);
+// cuda/binary.cu
+#define EMBER_CUDA_BINARY_ARITH_MAPS(X)                                                         \
+  X(AddFn) X(SubFn) X(MulFn) X(DivFn) X(MaximumFn) X(MinimumFn) X(BitwiseAndFn) X(BitwiseOrFn) \
+  X(BitwiseXorFn) X(LerpScalarFn)
+// cuda/division.cu
+#define EMBER_CUDA_BINARY_DIVISION_MAPS(X) X(DivTruncFn) X(DivFloorFn) X(RemainderFn) X(FmodFn)
+// cuda/pow.cu
+#define EMBER_CUDA_BINARY_POW_MAPS(X) X(PowFn) X(Atan2Fn)
 
-/// out = x^exponent for a scalar exponent, with the CPU's exact special cases (2, 0.5, -1...).
-void pow_scalar(const Tensor& x, const Tensor& out, const Scalar& exponent);
+// One-input maps of a tensor and a scalar (pow with a scalar exponent, mul/div of a
+// float16/bfloat16 tensor by a number) run through cuda::unary_map (cuda/unary.h), whose
+// template pow.cu also compiles for these functors; the exact forms of pow that are unary ops
+// of their own (SqrtFn, SquareFn, RsqrtFn, ReciprocalFn: visit_pow_scalar) come from the
+// unary lists.
+#define EMBER_CUDA_SCALAR_OPERAND_MAPS(X) \
+  X(PowScalarFn) X(CubeFn) X(InvSquareFn) X(MulScalarFn) X(DivScalarFn)
 
-/// out (bool) = a op b; a and b share one dtype (bool for the logical ops).
-enum class CompareFn { kEq, kNe, kLt, kLe, kGt, kGe, kLogicalAnd, kLogicalOr, kLogicalXor };
-void compare(CompareFn fn, const Tensor& a, const Tensor& b, const Tensor& out);
+/// out (bool) = fn(a, b); a and b share one dtype (bool for the logical ops).
+template <class Fn>
+void compare_map(const Tensor& a, const Tensor& b, const Tensor& out, const Fn& fn);
+
+// cuda/compare.cu
+#define EMBER_CUDA_COMPARE_MAPS(X) \
+  X(EqFn) X(NeFn) X(LtFn) X(LeFn) X(GtFn) X(GeFn) X(LogicalAndFn) X(LogicalOrFn) X(LogicalXorFn)
 
 /// out (bool) = isclose(a, b): a and b share one dtype.
 void isclose(const Tensor& a, const Tensor& b, const Tensor& out, double rtol, double atol, bool equal_nan);
 
-/// out = f(a, b, c).
-enum class TernaryFn {
-  kWhere,       // a ? b : c, a is the bool condition
-  kLerp,        // a + c * (b - a), a tensor weight
-  kAddcmul,     // a + value * b * c
-  kAddcdiv,     // a + value * b / c
-  kMaskedFill,  // b ? c : a, b is the bool mask and c the 0-dim fill value
-};
-void ternary(TernaryFn fn, const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& out,
-             const Scalar& value = 1);
+/// out = fn(a, b, c) elementwise, computed in opmath_t.
+template <class Fn>
+void ternary_map(const Tensor& a, const Tensor& b, const Tensor& c, const Tensor& out, const Fn& fn);
+
+// cuda/ternary.cu
+#define EMBER_CUDA_TERNARY_MAPS(X) X(LerpFn) X(AddcmulFn) X(AddcdivFn)
+
+/// out = cond ? a : b (WhereFn); cond bool, a and b of out's dtype.
+void where(const Tensor& cond, const Tensor& a, const Tensor& b, const Tensor& out);
+/// out = mask ? value : self (MaskedFillFn); mask bool, value a 0-dim operand of out's dtype
+/// that stays on the device (the kernel reads it as a broadcast operand: no host sync).
+void masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value, const Tensor& out);
 
 }  // namespace ember::cuda

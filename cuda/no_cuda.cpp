@@ -101,11 +101,38 @@ bool any_out_of_range(const Tensor&, int64_t, int64_t) { no_cuda(); }
 Tensor nonzero(const Tensor&) { no_cuda(); }
 
 // ---- binary.h (binary.cu, division.cu, pow.cu, compare.cu, ternary.cu) ----
-void binary(BinaryFn, const Tensor&, const Tensor&, const Tensor&, const Scalar&) { no_cuda(); }
-void pow_scalar(const Tensor&, const Tensor&, const Scalar&) { no_cuda(); }
-void compare(CompareFn, const Tensor&, const Tensor&, const Tensor&) { no_cuda(); }
+template <class Fn>
+void binary_map(const Tensor&, const Tensor&, const Tensor&, const Fn&) {
+  no_cuda();
+}
+template <class Fn>
+void compare_map(const Tensor&, const Tensor&, const Tensor&, const Fn&) {
+  no_cuda();
+}
+template <class Fn>
+void ternary_map(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Fn&) {
+  no_cuda();
+}
+}  // namespace ember::cuda
+#define EMBER_NO_CUDA_BINARY_MAP(Fn)                                                           \
+  template void ember::cuda::binary_map<ember::Fn>(const ember::Tensor&, const ember::Tensor&, \
+                                                   const ember::Tensor&, const ember::Fn&);
+#define EMBER_NO_CUDA_COMPARE_MAP(Fn)                                                           \
+  template void ember::cuda::compare_map<ember::Fn>(const ember::Tensor&, const ember::Tensor&, \
+                                                    const ember::Tensor&, const ember::Fn&);
+#define EMBER_NO_CUDA_TERNARY_MAP(Fn)                                                           \
+  template void ember::cuda::ternary_map<ember::Fn>(const ember::Tensor&, const ember::Tensor&, \
+                                                    const ember::Tensor&, const ember::Tensor&, \
+                                                    const ember::Fn&);
+EMBER_CUDA_BINARY_ARITH_MAPS(EMBER_NO_CUDA_BINARY_MAP)
+EMBER_CUDA_BINARY_DIVISION_MAPS(EMBER_NO_CUDA_BINARY_MAP)
+EMBER_CUDA_BINARY_POW_MAPS(EMBER_NO_CUDA_BINARY_MAP)
+EMBER_CUDA_COMPARE_MAPS(EMBER_NO_CUDA_COMPARE_MAP)
+EMBER_CUDA_TERNARY_MAPS(EMBER_NO_CUDA_TERNARY_MAP)
+namespace ember::cuda {
 void isclose(const Tensor&, const Tensor&, const Tensor&, double, double, bool) { no_cuda(); }
-void ternary(TernaryFn, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Scalar&) { no_cuda(); }
+void where(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { no_cuda(); }
+void masked_fill(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { no_cuda(); }
 
 // ---- unary.h (unary_math.cu, unary_numeric.cu, activation.cu) ----
 template <class Fn>
@@ -118,6 +145,7 @@ void unary_map(const Tensor&, const Tensor&, const Fn&) {
 EMBER_CUDA_UNARY_MATH_MAPS(EMBER_NO_CUDA_UNARY_MAP)
 EMBER_CUDA_UNARY_NUMERIC_MAPS(EMBER_NO_CUDA_UNARY_MAP)
 EMBER_CUDA_ACTIVATION_MAPS(EMBER_NO_CUDA_UNARY_MAP)
+EMBER_CUDA_SCALAR_OPERAND_MAPS(EMBER_NO_CUDA_UNARY_MAP)  // binary.h: compiled in pow.cu with CUDA
 namespace ember::cuda {
 void logical_not(const Tensor&, const Tensor&) { no_cuda(); }
 void clamp(const Tensor&, const Scalar&, const Scalar&, const Tensor&) { no_cuda(); }

@@ -3,13 +3,12 @@
 // gradients are summed back over broadcast dims by the engine (autograd/engine.cpp).
 #include "ember/core/ops/binary.h"
 
-#include <cmath>
-#include <limits>
 #include <string>
 
 #include "ember/core/autocast.h"
 #include "ember/core/ops/binary_internal.h"
 #include "ember/core/ops/unary.h"
+#include "ember/core/ops/unary_internal.h"
 #include "ember/cuda/binary.h"
 
 namespace ember {
@@ -46,13 +45,10 @@ struct Add final : Op {
   const char* name() const override { return "add"; }
   Save saves() const override { return Save::kNothing; }
   bool elementwise() const override { return true; }
-  void cpu(const TensorList& in, TensorList& out) const override {
-    double al = alpha.toDouble();
-    same_type_kernel(in, out[0],
-                     [al]<typename M>(M a, M b) { return static_cast<M>(a + static_cast<M>(al) * b); });
-  }
+  AddFn fn() const { return {param(alpha)}; }
+  void cpu(const TensorList& in, TensorList& out) const override { binary_map("add_cpu", in, out[0], fn()); }
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::binary(cuda::BinaryFn::kAdd, in[0], in[1], out[0], alpha);
+    cuda_binary_map("add_cuda", in, out[0], fn());
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor gb;
@@ -71,13 +67,10 @@ struct Sub final : Op {
   std::string node_name() const override { return node; }
   Save saves() const override { return Save::kNothing; }
   bool elementwise() const override { return true; }
-  void cpu(const TensorList& in, TensorList& out) const override {
-    double al = alpha.toDouble();
-    same_type_kernel(in, out[0],
-                     [al]<typename M>(M a, M b) { return static_cast<M>(a - static_cast<M>(al) * b); });
-  }
+  SubFn fn() const { return {param(alpha)}; }
+  void cpu(const TensorList& in, TensorList& out) const override { binary_map("sub_cpu", in, out[0], fn()); }
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::binary(cuda::BinaryFn::kSub, in[0], in[1], out[0], alpha);
+    cuda_binary_map("sub_cuda", in, out[0], fn());
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor gb;
@@ -91,18 +84,10 @@ struct Mul final : Op {
   const char* name() const override { return "mul"; }
   bool elementwise() const override { return true; }
   void cpu(const TensorList& in, TensorList& out) const override {
-    visit_dtype(out[0].dtype(), [&]<typename T>() {
-      using M = opmath_t<T>;
-      if constexpr (std::is_same_v<T, bool>)
-        cpu::binary_kernel<T, T, T>(in[0], in[1], out[0], [](bool a, bool b) { return a && b; });
-      else
-        cpu::binary_kernel<T, T, T>(in[0], in[1], out[0], [](T a, T b) {
-          return static_cast<T>(static_cast<M>(a) * static_cast<M>(b));
-        });
-    });
+    binary_map("mul_cpu", in, out[0], MulFn{});
   }
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::binary(cuda::BinaryFn::kMul, in[0], in[1], out[0]);
+    cuda_binary_map("mul_cuda", in, out[0], MulFn{});
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor ga, gb;
@@ -117,10 +102,10 @@ struct Div final : Op {
   const char* name() const override { return "div"; }
   bool elementwise() const override { return true; }
   void cpu(const TensorList& in, TensorList& out) const override {
-    same_type_kernel(in, out[0], []<typename M>(M a, M b) { return a / b; });
+    binary_map("div_true_cpu", in, out[0], DivFn{});
   }
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::binary(cuda::BinaryFn::kDiv, in[0], in[1], out[0]);
+    cuda_binary_map("div_true_cuda", in, out[0], DivFn{});
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor ga, gb;
@@ -144,17 +129,17 @@ struct ScalarMulDiv final : Op {
   const char* name() const override { return divide ? "div" : "mul"; }
   bool elementwise() const override { return true; }
   void cpu(const TensorList& in, TensorList& out) const override {
-    visit_float_dtype(out[0].dtype(), divide ? "div_true_cpu" : "mul_cpu", [&]<typename T>() {
-      using M = opmath_t<T>;
-      const M m = static_cast<M>(s.toDouble());
-      if (divide)
-        cpu::unary_kernel<T, T>(in[0], out[0], [m](T a) { return static_cast<T>(static_cast<M>(a) / m); });
-      else
-        cpu::unary_kernel<T, T>(in[0], out[0], [m](T a) { return static_cast<T>(static_cast<M>(a) * m); });
-    });
+    if (divide)
+      unary_impl::unary_map("div_true_cpu", in[0], out[0], DivScalarFn{s.toDouble()});
+    else
+      unary_impl::unary_map("mul_cpu", in[0], out[0], MulScalarFn{s.toDouble()});
   }
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::binary(divide ? cuda::BinaryFn::kDivScalar : cuda::BinaryFn::kMulScalar, in[0], in[0], out[0], s);
+    check_domain<MapDomain::kFloating>(out[0].dtype(), divide ? "div_true_cuda" : "mul_cuda");
+    if (divide)
+      cuda::unary_map(in[0], out[0], DivScalarFn{s.toDouble()});
+    else
+      cuda::unary_map(in[0], out[0], MulScalarFn{s.toDouble()});
   }
   TensorList backward(const SavedTensors&, const TensorList& g) const override {
     return {divide ? g[0].div(s) : g[0].mul(s)};
@@ -181,76 +166,13 @@ std::optional<Rounding> parse_rounding(std::optional<std::string_view> mode) {
       "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'"));
 }
 
-template <class T>
-T int_div_trunc(T a, T b) {
-  if constexpr (std::is_signed_v<T>)
-    if (b == -1) return wrap_neg(a);
-  return static_cast<T>(a / b);
-}
-
-template <class T>
-T int_div_floor(T a, T b) {
-  if constexpr (std::is_signed_v<T>) {
-    if (b == -1) return wrap_neg(a);
-    T q = static_cast<T>(a / b);
-    if (a % b != 0 && ((a < 0) != (b < 0))) --q;
-    return q;
-  }
-  return static_cast<T>(a / b);
-}
-
-/// PyTorch's div_floor_floating: floor(a / b) computed from fmod so that the quotient is
-/// exact where a / b rounds across an integer; b == 0 gives the IEEE quotient.
-template <class M>
-M div_floor_float(M a, M b) {
-  if (b == 0) return a / b;
-  M mod = std::fmod(a, b);
-  M div = (a - mod) / b;
-  if (mod != 0 && ((b < 0) != (mod < 0))) div -= M(1);
-  if (div == 0) return std::copysign(M(0), a / b);
-  M floordiv = std::floor(div);
-  if (div - floordiv > M(0.5)) floordiv += M(1);
-  return floordiv;
-}
-
-/// Python's %: the result takes the divisor's sign.
-template <class T>
-T int_remainder(T a, T b) {
-  if constexpr (std::is_signed_v<T>) {
-    if (b == -1) return 0;
-    T r = static_cast<T>(a % b);
-    if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
-    return r;
-  }
-  return static_cast<T>(a % b);
-}
-
-template <class M>
-M float_remainder(M a, M b) {
-  M mod = std::fmod(a, b);
-  if (mod != 0 && ((b < 0) != (mod < 0))) mod += b;
-  return mod;
-}
-
-/// C's %: the result takes the dividend's sign.
-template <class T>
-T int_fmod(T a, T b) {
-  if constexpr (std::is_signed_v<T>)
-    if (b == -1) return 0;
-  return static_cast<T>(a % b);
-}
-
-/// Wraps an integer formula f(a, b) so that b == 0 sets `zero` instead of dividing.
+/// Calls f(fn, cpu kernel name, cuda kernel name) with the formula of a rounding mode.
 template <class F>
-auto checked_int(const ZeroDivFlag& zero, F f) {
-  return [&zero, f](auto a, auto b) {
-    using T = decltype(a);
-    if (b == 0) [[unlikely]] {
-      zero.set();
-      return T(0);
-    }
-    return f(a, b);
-  };
+void visit_rounding(Rounding mode, F&& f) {
+  if (mode == Rounding::kTrunc)
+    f(DivTruncFn{}, "div_trunc_cpu", "div_trunc_cuda");
+  else
+    f(DivFloorFn{}, "div_floor_cpu", "div_floor_cuda");
 }
 
 // div with rounding: piecewise constant, so both gradients are zero (as in PyTorch).
@@ -263,21 +185,14 @@ struct DivMode final : Op {
   Save saves() const override { return Save::kNothing; }
   bool elementwise() const override { return true; }
   void cpu(const TensorList& in, TensorList& out) const override {
-    ZeroDivFlag zero;
-    if (mode == Rounding::kTrunc)
-      arith_kernel("div_trunc_cpu", in, out[0],
-                   checked_int(zero, [](auto a, auto b) { return int_div_trunc(a, b); }),
-                   [](auto a, auto b) { return std::trunc(a / b); });
-    else
-      arith_kernel("div_floor_cpu", in, out[0],
-                   checked_int(zero, [](auto a, auto b) { return int_div_floor(a, b); }),
-                   [](auto a, auto b) { return div_floor_float(a, b); });
-    zero.check();
+    visit_rounding(
+        mode, [&](const auto& fn, const char* kernel, const char*) { dividing_map(kernel, in, out[0], fn); });
   }
   // Integer division by zero is not detected on CUDA (it would need a host sync): cuda/binary.h.
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::binary(mode == Rounding::kTrunc ? cuda::BinaryFn::kDivTrunc : cuda::BinaryFn::kDivFloor, in[0],
-                 in[1], out[0]);
+    visit_rounding(mode, [&](const auto& fn, const char*, const char* kernel) {
+      cuda_binary_map(kernel, in, out[0], fn);
+    });
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor ga, gb;
@@ -299,18 +214,16 @@ struct Mod final : Op {
   }
   bool elementwise() const override { return true; }
   void cpu(const TensorList& in, TensorList& out) const override {
-    ZeroDivFlag zero;
     if (python_sign)
-      arith_kernel("remainder_cpu", in, out[0],
-                   checked_int(zero, [](auto a, auto b) { return int_remainder(a, b); }),
-                   [](auto a, auto b) { return float_remainder(a, b); });
+      dividing_map("remainder_cpu", in, out[0], RemainderFn{});
     else
-      arith_kernel("fmod_cpu", in, out[0], checked_int(zero, [](auto a, auto b) { return int_fmod(a, b); }),
-                   [](auto a, auto b) { return std::fmod(a, b); });
-    zero.check();
+      dividing_map("fmod_cpu", in, out[0], FmodFn{});
   }
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::binary(python_sign ? cuda::BinaryFn::kRemainder : cuda::BinaryFn::kFmod, in[0], in[1], out[0]);
+    if (python_sign)
+      cuda_binary_map("remainder_cuda", in, out[0], RemainderFn{});
+    else
+      cuda_binary_map("fmod_cuda", in, out[0], FmodFn{});
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor gb;
@@ -321,46 +234,6 @@ struct Mod final : Op {
 
 // ---- pow -----------------------------------------------------------------------------------
 
-/// base^exp for integers by squaring, wrapping on overflow as PyTorch's powi does; a negative
-/// exponent gives 1 for base 1, +-1 for base -1, and 0 otherwise.
-template <class T>
-T int_pow(T base, int64_t exp) {
-  if (exp < 0) {
-    if constexpr (std::is_signed_v<T>)
-      if (base == -1) return (exp & 1) ? T(-1) : T(1);
-    return base == 1 ? T(1) : T(0);
-  }
-  uint64_t result = 1, b = static_cast<uint64_t>(base);  // unsigned: overflow wraps, no UB
-  for (uint64_t e = static_cast<uint64_t>(exp); e; e >>= 1) {
-    if (e & 1) result *= b;
-    b *= b;
-  }
-  return static_cast<T>(result);
-}
-
-/// x^e for floating x and a scalar e, with PyTorch's exact special cases (sqrt, square...).
-template <class T>
-void float_pow_scalar(const Tensor& x, Tensor& out, double e) {
-  using M = opmath_t<T>;
-  auto run = [&](auto f) {
-    cpu::unary_kernel<T, T>(x, out, [f](T v) { return static_cast<T>(f(static_cast<M>(v))); });
-  };
-  if (e == 0.5)
-    run([](M v) { return std::sqrt(v); });
-  else if (e == 2)
-    run([](M v) { return v * v; });
-  else if (e == 3)
-    run([](M v) { return v * v * v; });
-  else if (e == -0.5)
-    run([](M v) { return M(1) / std::sqrt(v); });
-  else if (e == -1)
-    run([](M v) { return M(1) / v; });
-  else if (e == -2)
-    run([](M v) { return M(1) / (v * v); });
-  else
-    run([me = static_cast<M>(e)](M v) { return std::pow(v, me); });
-}
-
 // pow(x, e) for a scalar e: d/dx x^e = e x^(e-1); zero when e == 0 (x^0 is constant 1).
 struct PowScalar final : UnaryOp {
   static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
@@ -369,18 +242,14 @@ struct PowScalar final : UnaryOp {
   const char* name() const override { return "pow"; }
   bool elementwise() const override { return true; }
   void cpu(const Tensor& x, Tensor& out) const override {
-    visit_dtype(out.dtype(), [&]<typename T>() {
-      if constexpr (std::is_same_v<T, bool>) {
-        not_implemented("pow", kBool);
-      } else if constexpr (is_float_v<T>) {
-        float_pow_scalar<T>(x, out, exponent.toDouble());
-      } else {
-        int64_t e = exponent.toLong();
-        cpu::unary_kernel<T, T>(x, out, [e](T v) { return int_pow(v, e); });
-      }
-    });
+    check_domain<PowScalarFn::kDomain>(out.dtype(), "pow");
+    visit_pow_scalar(out.dtype(), param(exponent),
+                     [&](const auto& fn) { unary_impl::unary_map("pow", x, out, fn); });
   }
-  void cuda(const Tensor& x, Tensor& out) const override { cuda::pow_scalar(x, out, exponent); }
+  void cuda(const Tensor& x, Tensor& out) const override {
+    check_domain<PowScalarFn::kDomain>(out.dtype(), "pow_cuda");
+    visit_pow_scalar(out.dtype(), param(exponent), [&](const auto& fn) { cuda::unary_map(x, out, fn); });
+  }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
     if (exponent.toDouble() == 0) return zeros_like(grad);
     Scalar em1 = exponent.isFloatingPoint() ? Scalar(exponent.toDouble() - 1) : Scalar(exponent.toLong() - 1);
@@ -398,13 +267,9 @@ struct PowTensor final : Op {
   std::string node_name() const override { return scalar_base ? "PowBackward2" : "PowBackward1"; }
   Save saves() const override { return Save::kBoth; }
   bool elementwise() const override { return true; }
-  void cpu(const TensorList& in, TensorList& out) const override {
-    arith_kernel(
-        "pow", in, out[0], [](auto a, auto b) { return int_pow(a, static_cast<int64_t>(b)); },
-        [](auto a, auto b) { return std::pow(a, b); });
-  }
+  void cpu(const TensorList& in, TensorList& out) const override { binary_map("pow", in, out[0], PowFn{}); }
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::binary(cuda::BinaryFn::kPow, in[0], in[1], out[0]);
+    cuda_binary_map("pow_cuda", in, out[0], PowFn{});
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor a = s.input(0), b = s.input(1), ga, gb;
@@ -428,10 +293,10 @@ struct Atan2 final : Op {
   const char* name() const override { return "atan2"; }
   bool elementwise() const override { return true; }
   void cpu(const TensorList& in, TensorList& out) const override {
-    float_binary_kernel("atan2_cpu", in, out[0], [](auto a, auto b) { return std::atan2(a, b); });
+    binary_map("atan2_cpu", in, out[0], Atan2Fn{});
   }
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::binary(cuda::BinaryFn::kAtan2, in[0], in[1], out[0]);
+    cuda_binary_map("atan2_cuda", in, out[0], Atan2Fn{});
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor a = s.input(0), b = s.input(1), ga, gb;
@@ -450,15 +315,16 @@ struct MaxMin final : Op {
   const char* name() const override { return is_max ? "maximum" : "minimum"; }
   bool elementwise() const override { return true; }
   void cpu(const TensorList& in, TensorList& out) const override {
-    bool mx = is_max;
-    same_type_kernel(in, out[0], [mx]<typename M>(M a, M b) {
-      if constexpr (is_float_v<M>)
-        if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<M>::quiet_NaN();
-      return mx ? std::max(a, b) : std::min(a, b);
-    });
+    if (is_max)
+      binary_map("maximum_cpu", in, out[0], MaximumFn{});
+    else
+      binary_map("minimum_cpu", in, out[0], MinimumFn{});
   }
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::binary(is_max ? cuda::BinaryFn::kMaximum : cuda::BinaryFn::kMinimum, in[0], in[1], out[0]);
+    if (is_max)
+      cuda_binary_map("maximum_cuda", in, out[0], MaximumFn{});
+    else
+      cuda_binary_map("minimum_cuda", in, out[0], MinimumFn{});
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor a = s.input(0), b = s.input(1), ga, gb;

@@ -1,6 +1,7 @@
 // Helpers shared by the elementwise op files (binary.cpp, compare.cpp, ternary.cpp): scalar
-// operands as 0-dim tensors, dtype/shape preparation, in-place operand checks, and the typed
-// loops their kernels are built from. Internal to those files; not part of the public API.
+// operands as 0-dim tensors, dtype/shape preparation, in-place operand checks, and the CPU
+// loops that run their formulas (the functors of binary_math.h, compare_math.h and
+// ternary_math.h). Internal to those files; not part of the public API.
 #pragma once
 
 #include <atomic>
@@ -8,9 +9,12 @@
 
 #include "ember/core/cpu/loops.h"
 #include "ember/core/op.h"
+#include "ember/core/ops/binary_math.h"
 #include "ember/core/ops/creation.h"
+#include "ember/core/ops/map_domain.h"
 #include "ember/core/shape.h"
 #include "ember/core/type_promotion.h"
+#include "ember/cuda/binary.h"
 
 namespace ember::binary_detail {
 
@@ -57,53 +61,61 @@ inline Tensor inplace_operand(const Tensor& self, const Scalar& other) {
   return wrap_scalar(other, self.dtype(), self.device());
 }
 
-/// Raises PyTorch's message for a kernel that has no instance for this dtype.
-[[noreturn]] inline void not_implemented(const char* kernel, ScalarType t) {
-  detail::throw_error(detail::str_cat("\"", kernel, "\" not implemented for '", scalar_type_name(t), "'"));
-}
+/// The scalar parameter of a formula (binary_math.h) from the op's Scalar.
+inline ScalarParam param(const Scalar& s) { return {s.toDouble(), s.toLong()}; }
 
-/// Runs f(a, b) in opmath over a broadcasting TensorIter; all operands share dtype T.
-/// f is a generic callable `[]<typename M>(M a, M b)` instantiated for every dtype.
-template <class F>
-void same_type_kernel(const TensorList& in, Tensor& out, const F& f) {
-  visit_dtype(out.dtype(), [&]<typename T>() {
+// The CPU loops of the functors of binary_math.h, compare_math.h and ternary_math.h: the same
+// functor the CUDA kernels run (cuda/binary.h), over the dtypes of its domain, computed in
+// opmath (float for float16/bfloat16). A dtype outside the domain raises "<kernel>" not
+// implemented. The functor is captured by value, as the loops' lambdas always held their
+// parameters.
+
+/// out = fn(a, b), all operands of out's dtype.
+template <class Fn>
+void binary_map(const char* kernel, const TensorList& in, Tensor& out, const Fn& fn) {
+  visit_domain<Fn::kDomain>(out.dtype(), kernel, [&]<typename T>() {
     using M = opmath_t<T>;
-    cpu::binary_kernel<T, T, T>(in[0], in[1], out, [&f](T a, T b) {
-      return static_cast<T>(f.template operator()<M>(static_cast<M>(a), static_cast<M>(b)));
+    cpu::binary_kernel<T, T, T>(in[0], in[1], out, [fn](T a, T b) {
+      return static_cast<T>(fn(static_cast<M>(a), static_cast<M>(b)));
     });
   });
 }
 
-/// out = f(a, b) for floating dtypes, computed in opmath; other dtypes raise "<kernel>" not
-/// implemented. f is a generic lambda `[](auto a, auto b)`.
-template <class F>
-void float_binary_kernel(const char* kernel, const TensorList& in, Tensor& out, const F& f) {
-  visit_float_dtype(out.dtype(), kernel, [&]<typename T>() {
+/// out (bool) = fn(a, b), a and b of one dtype.
+template <class Fn>
+void compare_map(const char* kernel, const TensorList& in, Tensor& out, const Fn& fn) {
+  visit_domain<Fn::kDomain>(in[0].dtype(), kernel, [&]<typename T>() {
     using M = opmath_t<T>;
-    cpu::binary_kernel<T, T, T>(in[0], in[1], out, [&f](T a, T b) {
-      return static_cast<T>(f(static_cast<M>(a), static_cast<M>(b)));
+    cpu::binary_kernel<bool, T, T>(in[0], in[1], out,
+                                   [fn](T a, T b) { return fn(static_cast<M>(a), static_cast<M>(b)); });
+  });
+}
+
+/// out = fn(a, b, c), all operands of out's dtype.
+template <class Fn>
+void ternary_map(const char* kernel, const TensorList& in, Tensor& out, const Fn& fn) {
+  TensorIter iter(out, {in[0], in[1], in[2]});
+  visit_domain<Fn::kDomain>(out.dtype(), kernel, [&]<typename T>() {
+    using M = opmath_t<T>;
+    cpu::cpu_map<T, T, T, T>(iter, [fn](T a, T b, T c) {
+      return static_cast<T>(fn(static_cast<M>(a), static_cast<M>(b), static_cast<M>(c)));
     });
   });
 }
 
-/// Arithmetic with separate integer and floating formulas (integer division rounds, floats
-/// follow IEEE); bool raises "<kernel>" not implemented for 'Bool', as in PyTorch.
-template <class IntF, class FloatF>
-void arith_kernel(const char* kernel, const TensorList& in, Tensor& out, const IntF& int_f,
-                  const FloatF& float_f) {
-  visit_dtype(out.dtype(), [&]<typename T>() {
-    if constexpr (std::is_same_v<T, bool>) {
-      not_implemented(kernel, kBool);
-    } else if constexpr (is_float_v<T>) {
-      using M = opmath_t<T>;
-      cpu::binary_kernel<T, T, T>(in[0], in[1], out, [&float_f](T a, T b) {
-        return static_cast<T>(float_f(static_cast<M>(a), static_cast<M>(b)));
-      });
-    } else {
-      cpu::binary_kernel<T, T, T>(in[0], in[1], out,
-                                  [&int_f](T a, T b) { return static_cast<T>(int_f(a, b)); });
-    }
-  });
+/// The CUDA side of binary_map: PyTorch's "<kernel>" message for a dtype outside Fn's domain,
+/// then the kernel of the same functor.
+template <class Fn>
+void cuda_binary_map(const char* kernel, const TensorList& in, Tensor& out, const Fn& fn) {
+  check_domain<Fn::kDomain>(out.dtype(), kernel);
+  cuda::binary_map(in[0], in[1], out, fn);
+}
+
+/// The CUDA side of ternary_map.
+template <class Fn>
+void cuda_ternary_map(const char* kernel, const TensorList& in, Tensor& out, const Fn& fn) {
+  check_domain<Fn::kDomain>(out.dtype(), kernel);
+  cuda::ternary_map(in[0], in[1], in[2], out, fn);
 }
 
 /// Integer division by zero raises "ZeroDivisionError" (PyTorch's text). An exception cannot
@@ -117,11 +129,27 @@ class ZeroDivFlag {
   mutable std::atomic<bool> hit_{false};
 };
 
-/// -a with two's-complement wrap-around (a / -1 overflows for the most negative integer).
-template <class T>
-T wrap_neg(T a) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(U(0) - static_cast<U>(a)));
+/// binary_map for the dividing formulas (DivTruncFn, DivFloorFn, RemainderFn, FmodFn). Their
+/// integer rule stores 0 for a zero divisor, as the CUDA kernels do; the CPU raises instead,
+/// noting the zero here and raising after the loop.
+template <class Fn>
+void dividing_map(const char* kernel, const TensorList& in, Tensor& out, const Fn& fn) {
+  ZeroDivFlag zero;
+  visit_domain<Fn::kDomain>(out.dtype(), kernel, [&]<typename T>() {
+    using M = opmath_t<T>;
+    if constexpr (std::is_integral_v<T>) {
+      cpu::binary_kernel<T, T, T>(in[0], in[1], out, [&zero, fn](T a, T b) {
+        if (b == 0) [[unlikely]]
+          zero.set();
+        return fn(a, b);
+      });
+    } else {
+      cpu::binary_kernel<T, T, T>(in[0], in[1], out, [fn](T a, T b) {
+        return static_cast<T>(fn(static_cast<M>(a), static_cast<M>(b)));
+      });
+    }
+  });
+  zero.check();
 }
 
 }  // namespace ember::binary_detail

@@ -17,6 +17,8 @@ enum class MapDomain : uint8_t {
   kFloating,  // float16, bfloat16, float32, float64
   kNumbers,   // every dtype but bool
   kAll,
+  kIntegral,  // bool and the integer dtypes (the bitwise ops)
+  kBool,      // bool alone (the logical ops, whose operands are cast to bool first)
 };
 
 /// Calls f.template operator()<T>() with T the C++ type of t when t is in domain D; otherwise
@@ -27,10 +29,14 @@ void visit_domain(ScalarType t, const char* op, F&& f) {
     visit_float_dtype(t, op, f);
   } else {
     visit_dtype(t, [&]<typename T>() {
-      if constexpr (D == MapDomain::kNumbers && std::is_same_v<T, bool>)
-        detail::throw_error(detail::str_cat("\"", op, "\" not implemented for 'Bool'"));
-      else
+      constexpr bool is_bool = std::is_same_v<T, bool>;
+      constexpr bool in_domain = D == MapDomain::kAll || (D == MapDomain::kNumbers && !is_bool) ||
+                                 (D == MapDomain::kIntegral && std::is_integral_v<T>) ||
+                                 (D == MapDomain::kBool && is_bool);
+      if constexpr (in_domain)
         f.template operator()<T>();
+      else
+        detail::throw_error(detail::str_cat("\"", op, "\" not implemented for '", scalar_type_name(t), "'"));
     });
   }
 }

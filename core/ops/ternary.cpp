@@ -1,12 +1,12 @@
 // Elementwise ops of three operands: where, lerp, addcmul, addcdiv, and masked_fill (whose
 // fill value is a third, 0-dim operand). All broadcast their operands as binary ops do.
-#include <cmath>
 #include <string>
 
 #include "ember/core/autocast.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/binary_internal.h"
 #include "ember/core/ops/reduce.h"
+#include "ember/core/ops/ternary_math.h"
 #include "ember/cuda/binary.h"
 
 namespace ember {
@@ -26,12 +26,10 @@ struct Where final : Op {
   const char* name() const override { return "where"; }
   void cpu(const TensorList& in, TensorList& out) const override {
     TensorIter iter(out[0], {in[0], in[1], in[2]});
-    visit_dtype(out[0].dtype(), [&]<typename T>() {
-      cpu::cpu_map<T, bool, T, T>(iter, [](bool c, T a, T b) { return c ? a : b; });
-    });
+    visit_dtype(out[0].dtype(), [&]<typename T>() { cpu::cpu_map<T, bool, T, T>(iter, WhereFn{}); });
   }
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::ternary(cuda::TernaryFn::kWhere, in[0], in[1], in[2], out[0]);
+    cuda::where(in[0], in[1], in[2], out[0]);
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor cond = s.input(0), ga, gb;
@@ -57,12 +55,6 @@ ScalarType scalar_pair_type(const Scalar& a, const Scalar& b) {
 
 // ---- lerp ----------------------------------------------------------------------------------
 
-/// PyTorch's lerp: from whichever end is nearer the weight, which keeps lerp(a, b, 1) == b.
-template <class M>
-M lerp_value(M start, M end, M w) {
-  return std::abs(w) < M(0.5) ? start + w * (end - start) : end - (end - start) * (M(1) - w);
-}
-
 // lerp: start + w (end - start); d/dstart = 1 - w, d/dend = w, d/dw = end - start.
 // `weight` holds a scalar weight; without it the weight is the third input.
 struct Lerp final : Op {
@@ -73,29 +65,16 @@ struct Lerp final : Op {
   Save saves() const override { return weight ? Save::kNothing : Save::kInputs; }
   bool elementwise() const override { return true; }
   void cpu(const TensorList& in, TensorList& out) const override {
-    if (weight) {
-      visit_float_dtype(out[0].dtype(), "lerp_kernel_scalar", [&]<typename T>() {
-        using M = opmath_t<T>;
-        M w = static_cast<M>(weight->toDouble());
-        cpu::binary_kernel<T, T, T>(in[0], in[1], out[0], [w](T a, T b) {
-          return static_cast<T>(lerp_value(static_cast<M>(a), static_cast<M>(b), w));
-        });
-      });
-      return;
-    }
-    TensorIter iter(out[0], {in[0], in[1], in[2]});
-    visit_float_dtype(out[0].dtype(), "lerp_kernel_tensor", [&]<typename T>() {
-      using M = opmath_t<T>;
-      cpu::cpu_map<T, T, T, T>(iter, [](T a, T b, T w) {
-        return static_cast<T>(lerp_value(static_cast<M>(a), static_cast<M>(b), static_cast<M>(w)));
-      });
-    });
+    if (weight)
+      binary_map("lerp_kernel_scalar", in, out[0], LerpScalarFn{weight->toDouble()});
+    else
+      ternary_map("lerp_kernel_tensor", in, out[0], LerpFn{});
   }
   void cuda(const TensorList& in, TensorList& out) const override {
     if (weight)
-      cuda::binary(cuda::BinaryFn::kLerp, in[0], in[1], out[0], *weight);
+      cuda_binary_map("lerp_cuda", in, out[0], LerpScalarFn{weight->toDouble()});
     else
-      cuda::ternary(cuda::TernaryFn::kLerp, in[0], in[1], in[2], out[0]);
+      cuda_ternary_map("lerp_cuda", in, out[0], LerpFn{});
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor gs, ge, gw;
@@ -130,26 +109,26 @@ struct AddC final : Op {
   AddC(bool d, Scalar v) : is_div(d), value(v) {}
   const char* name() const override { return is_div ? "addcdiv" : "addcmul"; }
   bool elementwise() const override { return true; }
+  /// PyTorch converts value to the tensor's dtype first: float16/bfloat16 round it.
+  ScalarParam value_in(ScalarType t) const {
+    ScalarParam p = param(value);
+    if (t == kHalf) p.f = static_cast<float>(static_cast<Half>(p.f));
+    if (t == kBFloat16) p.f = static_cast<float>(static_cast<BFloat16>(p.f));
+    return p;
+  }
   void cpu(const TensorList& in, TensorList& out) const override {
-    TensorIter iter(out[0], {in[0], in[1], in[2]});
-    visit_dtype(out[0].dtype(), [&]<typename T>() {
-      if constexpr (std::is_same_v<T, bool>) {
-        not_implemented(is_div ? "addcdiv_cpu_out" : "addcmul_cpu_out", kBool);
-      } else {
-        using M = opmath_t<T>;
-        M v = static_cast<M>(value.to<T>());  // PyTorch converts value to the tensor dtype first
-        if (is_div)
-          cpu::cpu_map<T, T, T, T>(iter,
-                                   [v](T a, T b, T c) { return static_cast<T>(M(a) + v * (M(b) / M(c))); });
-        else
-          cpu::cpu_map<T, T, T, T>(iter,
-                                   [v](T a, T b, T c) { return static_cast<T>(M(a) + v * M(b) * M(c)); });
-      }
-    });
+    ScalarParam v = value_in(out[0].dtype());
+    if (is_div)
+      ternary_map("addcdiv_cpu_out", in, out[0], AddcdivFn{v});
+    else
+      ternary_map("addcmul_cpu_out", in, out[0], AddcmulFn{v});
   }
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::ternary(is_div ? cuda::TernaryFn::kAddcdiv : cuda::TernaryFn::kAddcmul, in[0], in[1], in[2], out[0],
-                  value);
+    ScalarParam v = value_in(out[0].dtype());
+    if (is_div)
+      cuda_ternary_map("addcdiv_cuda", in, out[0], AddcdivFn{v});
+    else
+      cuda_ternary_map("addcmul_cuda", in, out[0], AddcmulFn{v});
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor t1 = s.input(1), t2 = s.input(2), g1, g2;
@@ -205,12 +184,12 @@ struct MaskedFill final : Op {
     TensorIter iter(out[0], {in[0], in[1]});
     visit_dtype(out[0].dtype(), [&]<typename T>() {
       T v = *static_cast<const T*>(in[2].data_ptr());
-      cpu::cpu_map<T, T, bool>(iter, [v](T x, bool m) { return m ? v : x; });
+      cpu::cpu_map<T, T, bool>(iter, [v](T x, bool m) { return MaskedFillFn{}(x, m, v); });
     });
   }
   // The value stays on the device: the kernel reads it as a broadcast operand (no host sync).
   void cuda(const TensorList& in, TensorList& out) const override {
-    cuda::ternary(cuda::TernaryFn::kMaskedFill, in[0], in[1], in[2], out[0]);
+    cuda::masked_fill(in[0], in[1], in[2], out[0]);
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
     Tensor mask = s.input(1), gs, gv;
