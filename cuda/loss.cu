@@ -1,6 +1,6 @@
-// nll_loss and binary_cross_entropy on CUDA, by the CPU's terms (core/ops/loss_math.h). The sums (nll_loss's Sum and Mean, the target
-// check's summed weights) are the two-pass folds of cuda/loss_plan.h: a fixed layout, no
-// atomics, reproducible bit for bit.
+// nll_loss and binary_cross_entropy on CUDA, by the CPU's terms (core/ops/loss_math.h). The
+// sums (nll_loss's Sum and Mean, the target check's summed weights) are the two-pass folds of
+// cuda/loss_plan.h: a fixed layout, no atomics, reproducible bit for bit.
 #include <cuda_runtime.h>
 
 #include <cstring>

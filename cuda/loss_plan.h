@@ -1,6 +1,7 @@
-// The index math and reduction layout of the CUDA loss kernels (cuda/loss.cu): what one term
-// of nll_loss's target check is, and how the deterministic two-pass sums lay their terms over threads. Plain C++ (no
-// CUDA header), so tests/core/test_cuda_loss_plan.cpp checks it on the CPU against the CPU ops.
+// The reduction layout of the CUDA loss kernels (cuda/loss.cu): what one term of nll_loss's
+// target check is, and how the deterministic two-pass sums lay their terms over threads (the
+// loss terms themselves are core/ops/loss_math.h's). Plain C++ (no CUDA header), so
+// tests/core/test_cuda_loss_plan.cpp checks it on the CPU against the CPU ops.
 //
 // A sum over `count` terms runs as `blocks` blocks of kLossThreads threads: thread t of block
 // b folds terms b*kLossThreads + t, then every blocks*kLossThreads further; each block folds

@@ -1,8 +1,8 @@
 // The arithmetic of the CUDA softmax kernels (cuda/softmax.cu) that is more than a formula:
 // the running (max, sum of exp) pair the block and strided kernels fold, and the output of an
-// element from it (by the CPU's formulas, core/ops/softmax_math.h). Host-and-device code without CUDA headers, so the CPU tests
-// (tests/core/test_cuda_softmax_plan.cpp) fold the same pairs in the kernels' orders and
-// compare with the CPU softmax, special values included.
+// element from it (by the CPU's formulas, core/ops/softmax_math.h). Host-and-device code
+// without CUDA headers, so the CPU tests (tests/core/test_cuda_softmax_plan.cpp) fold the same
+// pairs in the kernels' orders and compare with the CPU softmax, special values included.
 //
 // The CPU takes max = max(x) ignoring NaN, then sum = sum(exp(x - max)), so a row holding a
 // NaN or +inf, or only -inf, gets a NaN sum and comes out NaN, and -inf elements of other

@@ -196,7 +196,8 @@ void backward_lastdim(const T* g, const T* y, T* gx, int64_t rows, int64_t n) {
       for (int64_t j = 0; j < n; ++j) s += F::row_term(static_cast<M>(gr[j]), static_cast<M>(yr[j]));
 #pragma omp simd
       for (int64_t j = 0; j < n; ++j)
-        gx[r * n + j] = static_cast<T>(F::grad_in(static_cast<M>(gr[j]), static_cast<M>(yr[j]), s, FastExp{}));
+        gx[r * n + j] =
+            static_cast<T>(F::grad_in(static_cast<M>(gr[j]), static_cast<M>(yr[j]), s, FastExp{}));
     }
   });
 }

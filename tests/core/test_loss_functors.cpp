@@ -25,9 +25,9 @@ long double ref_bce(long double x, long double t) {
 template <class M>
 void check_bce() {
   using L = std::numeric_limits<M>;
-  const std::vector<M> xs = {M(0),         M(-0.0),       L::denorm_min(), L::min(),  M(1e-30), M(0.25),
-                             M(0.5),       M(1) - L::epsilon(), M(1),      M(1.5),    M(-0.5),  L::quiet_NaN(),
-                             L::infinity()};
+  const std::vector<M> xs = {M(0),   M(-0.0),           L::denorm_min(), L::min(), M(1e-30),
+                             M(0.25), M(0.5),           M(1) - L::epsilon(), M(1), M(1.5),
+                             M(-0.5), L::quiet_NaN(),   L::infinity()};
   const std::vector<M> ts = {M(0), M(1), M(0.3), M(-0.0), L::quiet_NaN()};
   for (M x : xs) {
     for (M t : ts) {

@@ -92,7 +92,8 @@ TEST_CASE("normalization_math: row (layer/group norm) input gradient coefficient
       mean_dxhat += static_cast<long double>(w[d]) * go[d] / D;
       mean_dxhat_xhat += static_cast<long double>(w[d]) * go[d] * xhat / D;
     }
-    GradCoefs kc = row_grad_coefs(rs, mo.mean, static_cast<double>(A), static_cast<double>(B), static_cast<double>(D));
+    GradCoefs kc =
+        row_grad_coefs(rs, mo.mean, static_cast<double>(A), static_cast<double>(B), static_cast<double>(D));
     for (size_t d = 0; d < D; ++d) {
       CAPTURE(D);
       long double xhat = (x[d] - static_cast<long double>(mo.mean)) * rs;
