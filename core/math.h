@@ -59,6 +59,10 @@ EMBER_MATH_BINARY(copysign)
 
 #undef EMBER_MATH_BINARY
 
+// Fused: x * y + z rounded once, on both devices (an FMA where the formula has one).
+EMBER_HOST_DEVICE inline float fma(float x, float y, float z) { return ::fmaf(x, y, z); }
+EMBER_HOST_DEVICE inline double fma(double x, double y, double z) { return ::fma(x, y, z); }
+
 /// x != x, written out so it holds under any floating-point flags and for integer M (never).
 template <class M>
 EMBER_HOST_DEVICE constexpr bool isnan(M x) {

@@ -1,6 +1,6 @@
-// nll_loss and binary_cross_entropy on CUDA. The sums (nll_loss's Sum and Mean, the target
-// check's summed weights) are the two-pass folds of cuda/loss_plan.h: a fixed layout, no
-// atomics, reproducible bit for bit.
+// nll_loss and binary_cross_entropy on CUDA, by the CPU's terms (core/ops/loss_math.h). The
+// sums (nll_loss's Sum and Mean, the target check's summed weights) are the two-pass folds of
+// cuda/loss_plan.h: a fixed layout, no atomics, reproducible bit for bit.
 #include <cuda_runtime.h>
 
 #include <cstring>
@@ -8,6 +8,7 @@
 
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/loss.h"
+#include "ember/core/ops/loss_math.h"
 #include "ember/core/tensor_iter.h"
 #include "ember/cuda/device.h"
 #include "ember/cuda/loops.cuh"
@@ -151,7 +152,7 @@ __global__ void nll_backward_kernel(NllArgs<T> a, const device_t<T>* grad, bool 
     if (t == a.ignore_index) continue;
     const M wk = a.w != nullptr ? a.weight(t) : M(1);
     const M gk = load_opmath<T>(grad + (per_element ? k : 0));
-    gx[nll_offset(k, a.shape.c, a.shape.s, t)] = to_stored<T>(-wk * gk * scale);
+    gx[nll_offset(k, a.shape.c, a.shape.s, t)] = to_stored<T>(nll_grad(wk, gk, scale));
   }
 }
 
@@ -166,20 +167,6 @@ void check_dense(const Tensor& t, const char* what) {
   EMBER_CHECK(!t.defined() || (t.is_cuda() && t.is_contiguous()),
               "internal error: the CUDA nll_loss needs a dense ", what);
 }
-
-// ---- binary_cross_entropy ---------------------------------------------------------------------
-
-/// PyTorch's formula with each log clamped at -100 (a NaN log stays NaN, as std::max keeps
-/// its first argument when the comparison is false).
-struct BceFn {
-  template <class M>
-  __device__ M operator()(M x, M t) const {
-    M log_x = ::log(x), log_1mx = ::log1p(-x);
-    log_x = log_x < M(-100) ? M(-100) : log_x;
-    log_1mx = log_1mx < M(-100) ? M(-100) : log_1mx;
-    return (t - M(1)) * log_1mx - t * log_x;
-  }
-};
 
 }  // namespace
 
@@ -252,7 +239,7 @@ void binary_cross_entropy(const Tensor& x, const Tensor& t, const Tensor& out) {
   DeviceGuard guard(out.device());
   TensorIter iter(out, {x, t});
   visit_float_dtype(out.dtype(), "binary_cross_entropy",
-                    [&]<typename T>() { gpu_map<T, T, T>(iter, BceFn{}); });
+                    [&]<typename T>() { gpu_map<T, T, T>(iter, BinaryCrossEntropyFn{}); });
 }
 
 }  // namespace ember::cuda

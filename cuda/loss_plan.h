@@ -1,7 +1,7 @@
-// The index math and reduction layout of the CUDA loss kernels (cuda/loss.cu): where
-// nll_loss's k-th target reads its input, what one term of nll_loss and of its target check
-// is, and how the deterministic two-pass sums lay their terms over threads. Plain C++ (no
-// CUDA header), so tests/core/test_cuda_loss_plan.cpp checks it on the CPU against the CPU ops.
+// The reduction layout of the CUDA loss kernels (cuda/loss.cu): what one term of nll_loss's
+// target check is, and how the deterministic two-pass sums lay their terms over threads (the
+// loss terms themselves are core/ops/loss_math.h's). Plain C++ (no CUDA header), so
+// tests/core/test_cuda_loss_plan.cpp checks it on the CPU against the CPU ops.
 //
 // A sum over `count` terms runs as `blocks` blocks of kLossThreads threads: thread t of block
 // b folds terms b*kLossThreads + t, then every blocks*kLossThreads further; each block folds
@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "ember/core/host_device.h"
+#include "ember/core/ops/loss_math.h"  // nll_offset, nll_term: the terms both devices use
 
 namespace ember::cuda {
 
@@ -23,12 +24,6 @@ constexpr int64_t kLossMaxBlocks = 1024;  // the second pass folds at most this 
 /// Blocks of the first pass for `count` terms: one term per thread up to the cap.
 inline int64_t loss_blocks(int64_t count) {
   return std::clamp<int64_t>((count + kLossThreads - 1) / kLossThreads, 1, kLossMaxBlocks);
-}
-
-/// nll_loss over an input viewed as (N, C, S) (S the product of the spatial dims, 1 without):
-/// target k = n * S + s reads the input at (n, t, s).
-EMBER_HOST_DEVICE inline int64_t nll_offset(int64_t k, int64_t c, int64_t s, int64_t t) {
-  return ((k / s) * c + t) * s + k % s;
 }
 
 /// The "no bad target" value of NllStats::first_bad (the largest int64).
@@ -62,17 +57,6 @@ EMBER_HOST_DEVICE inline NllStats combine_nll_stats(const NllStats& a, const Nll
   r.total_weight = a.total_weight + b.total_weight;
   r.first_bad = a.first_bad < b.first_bad ? a.first_bad : b.first_bad;
   return r;
-}
-
-/// nll_loss's term for target k (value t): -weight[t] * x[n, t, s], 0 when t is ignored, in
-/// the compute type M as the CPU's nll_forward_kernel. load_x(offset) and load_w(class) read
-/// the input and the weights (has_weight false: every weight is 1).
-template <class M, class LoadX, class LoadW>
-EMBER_HOST_DEVICE M nll_term(int64_t k, int64_t t, int64_t c, int64_t s, int64_t ignore_index,
-                             bool has_weight, const LoadX& load_x, const LoadW& load_w) {
-  if (t == ignore_index) return M(0);
-  const M wk = has_weight ? load_w(t) : M(1);
-  return -wk * load_x(nll_offset(k, c, s, t));
 }
 
 }  // namespace ember::cuda

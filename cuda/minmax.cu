@@ -1,20 +1,13 @@
 // CUDA reductions, part 3: the value-selecting ones. max/min/amax/amin fold values with a
 // NaN-propagating select; max/min over a dim and argmax/argmin fold (value, position) pairs.
-// The pairs' merge breaks ties by position and lets NaN beat every number, so the result is
-// the first of equal extremes (the first NaN, if any) whatever order the partials meet in.
+// The rules are core/ops/minmax_math.h's, which the CPU runs too: the pairs' merge breaks ties
+// by position, so the result is the first of equal extremes (the first NaN, if any) whatever
+// order the partials meet in.
+#include "ember/core/ops/minmax_math.h"
 #include "ember/cuda/reduce.cuh"
 
 namespace ember::cuda {
 namespace {
-
-/// The starting value of a max (min): nothing compares below (above) it.
-template <bool IsMax, class M>
-M extreme_init() {
-  if constexpr (std::is_floating_point_v<M>)
-    return IsMax ? -std::numeric_limits<M>::infinity() : std::numeric_limits<M>::infinity();
-  else
-    return IsMax ? std::numeric_limits<M>::lowest() : std::numeric_limits<M>::max();
-}
 
 template <class T, bool IsMax>
 struct ExtremeOps {
@@ -28,31 +21,17 @@ struct ExtremeOps {
   __device__ void write(int64_t o, Acc a) const { out[o] = to_stored<T>(a); }
 };
 
-/// The best value so far and its position (-1 before the first element).
-template <class M>
-struct ArgAcc {
-  M value;
-  int64_t index;
-};
-
+/// The fold of core/ops/minmax_math.h's ArgExtreme, as the CPU runs it.
 template <class T, bool IsMax>
 struct ArgOps {
   using M = opmath_t<T>;
-  using Acc = ArgAcc<M>;
+  using F = ArgExtreme<IsMax, M>;
+  using Acc = typename F::Acc;
   device_t<T>* values;  // may be null (argmax)
   int64_t* indices;
-  __device__ Acc init(int64_t) const { return {M(0), -1}; }
-  // Positions arrive in increasing order within one accumulator: strict `beats` keeps the first.
-  __device__ Acc step(Acc a, M v, int64_t r) const {
-    return (a.index < 0 || beats<IsMax>(v, a.value)) ? Acc{v, r} : a;
-  }
-  __device__ Acc combine(Acc a, Acc b) const {
-    if (b.index < 0) return a;
-    if (a.index < 0) return b;
-    if (beats<IsMax>(b.value, a.value)) return b;
-    if (beats<IsMax>(a.value, b.value)) return a;
-    return b.index < a.index ? b : a;  // equal (or both NaN): the first position wins
-  }
+  __device__ Acc init(int64_t) const { return F::init(); }
+  __device__ Acc step(Acc a, M v, int64_t r) const { return F::step(a, v, r); }
+  __device__ Acc combine(Acc a, Acc b) const { return F::combine(a, b); }
   __device__ void write(int64_t o, const Acc& a) const {
     indices[o] = a.index;
     if (values != nullptr) values[o] = to_stored<T>(a.value);

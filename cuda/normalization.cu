@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "ember/core/cpu/normalization.h"
+#include "ember/core/cpu/normalization_math.h"
 #include "ember/core/tensor.h"
 #include "ember/cuda/device.h"
 #include "ember/cuda/loops.cuh"
@@ -39,9 +40,6 @@ template <class T>
 __device__ __forceinline__ double param(const device_t<T>* p, int64_t k, double dflt) {
   return p != nullptr ? as_double<T>(p + k) : dflt;
 }
-
-/// std::max(v, 0.0) as the CPU writes it: NaN stays NaN (fmax would drop it).
-__device__ __forceinline__ double clamp_at_zero(double v) { return v < 0.0 ? 0.0 : v; }
 
 /// Two sums folded together (a + b is commutative bitwise, as the folds need).
 struct Sums {
@@ -132,10 +130,9 @@ __global__ void __launch_bounds__(kNormBlockMaxThreads) row_norm_kernel(RowNormP
         }
       acc = row_allreduce(acc, SumsOp{}, smem);
       if (!active) continue;
-      const double m1 = D > 0 ? acc.a / static_cast<double>(D) : 0.0;
-      const double var = D > 0 ? clamp_at_zero(acc.b / static_cast<double>(D) - m1 * m1) : 0.0;
-      m = K + m1;
-      rs = 1.0 / sqrt(var + a.eps);
+      const cpu::NormMoments mo = cpu::shifted_moments(K, acc.a, acc.b, static_cast<double>(D));
+      m = mo.mean;
+      rs = cpu::norm_rstd(mo.var, a.eps);
       if (threadIdx.x == 0) {
         a.mean[r] = m;
         a.rstd[r] = rs;
@@ -179,9 +176,8 @@ __global__ void __launch_bounds__(kNormBlockMaxThreads) row_norm_input_grad(RowN
       }
     acc = row_allreduce(acc, SumsOp{}, smem);
     if (!active) continue;
-    const double Dd = static_cast<double>(D);
-    const double k2 = -rs * rs * rs * acc.b / Dd, k3 = -rs * acc.a / Dd - k2 * m;
-    const M b = static_cast<M>(k2), c = static_cast<M>(k3);
+    const cpu::GradCoefs kc = cpu::row_grad_coefs(rs, m, acc.a, acc.b, static_cast<double>(D));
+    const M b = static_cast<M>(kc.k2), c = static_cast<M>(kc.k3);
     for (int64_t d = threadIdx.x; d < D; d += blockDim.x) {
       const M k1 = static_cast<M>(param<T>(a.w, k0 + block_of(d, a.S, a.small), 1.0) * rs);
       a.gi[base + d] =
@@ -339,9 +335,10 @@ struct BnStatsFinish {
   double* mean;
   double* var;
   __device__ void operator()(int64_t k, const Sums& s) const {
-    const double K = count > 0 ? as_double<T>(x + k * S) : 0.0, m1 = count > 0 ? s.a / count : 0.0;
-    mean[k] = K + m1;
-    var[k] = count > 0 ? clamp_at_zero(s.b / count - m1 * m1) : 0.0;
+    const double K = count > 0 ? as_double<T>(x + k * S) : 0.0;
+    const cpu::NormMoments mo = cpu::shifted_moments(K, s.a, s.b, count);
+    mean[k] = mo.mean;
+    var[k] = mo.var;
   }
 };
 
@@ -364,14 +361,10 @@ struct BnGradFinish {
     if (gb != nullptr) gb[k] = to_stored<T>(s.a);
     if (coef == nullptr) return;
     const double k1 = param<T>(w, k, 1.0) * rs;
-    double k2 = 0, k3 = 0;
-    if (batch_stats && count > 0) {
-      k2 = -k1 * rs * rs * s.b / count;
-      k3 = -k1 * s.a / count - k2 * mean[k];
-    }
+    const cpu::GradCoefs kc = cpu::batch_grad_coefs(k1, rs, mean[k], s.a, s.b, count, batch_stats);
     coef[3 * k] = k1;
-    coef[3 * k + 1] = k2;
-    coef[3 * k + 2] = k3;
+    coef[3 * k + 1] = kc.k2;
+    coef[3 * k + 2] = kc.k3;
   }
 };
 

@@ -2,15 +2,17 @@
 // of many tensors (cuda/multi_tensor.h), each block one chunk of one tensor, each thread the
 // chunk's elements at a stride of the block size (coalesced), kIlp of them at a time: all
 // their loads are issued before any arithmetic, so several are in flight per thread (the
-// step is bound by memory bandwidth). The per-element arithmetic is
-// the CPU's: optim/adam.cpp's adam_element and optim/sgd.cpp's tensor ops, with every
-// product, quotient, sum and square root rounded on its own (the _rn intrinsics, so nvcc
-// contracts nothing the CPU does not) and an FMA exactly where the CPU has one.
+// step is bound by memory bandwidth). The per-element arithmetic is the CPU's: Adam's is
+// core/ops/optim_math.h's adam_element, which the CPU's fused pass runs too; SGD's follows
+// optim/sgd.cpp's tensor ops. Every product, quotient, sum and square root is rounded on its
+// own (the _rn intrinsics, so nvcc contracts nothing the CPU does not) and an FMA is used
+// exactly where the CPU has one.
 #include <cuda_runtime.h>
 
 #include <initializer_list>
 #include <type_traits>
 
+#include "ember/core/ops/optim_math.h"
 #include "ember/core/tensor.h"
 #include "ember/cuda/device.h"
 #include "ember/cuda/loops.cuh"
@@ -19,25 +21,6 @@
 
 namespace ember::cuda {
 namespace {
-
-// ---- correctly rounded single operations in the compute type ---------------------------------
-
-__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ float div_rn(float a, float b) { return __fdiv_rn(a, b); }
-__device__ __forceinline__ double div_rn(double a, double b) { return __ddiv_rn(a, b); }
-__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
-__device__ __forceinline__ float sqrt_rn(float a) { return __fsqrt_rn(a); }
-__device__ __forceinline__ double sqrt_rn(double a) { return __dsqrt_rn(a); }
-__device__ __forceinline__ float fma_rn(float a, float b, float c) { return __fmaf_rn(a, b, c); }
-__device__ __forceinline__ double fma_rn(double a, double b, double c) { return __fma_rn(a, b, c); }
-
-/// maximum(a, b) as the CPU's: a when a is NaN or larger, else b (so a NaN in either wins).
-template <class M>
-__device__ __forceinline__ M maximum_nan(M a, M b) {
-  return (a != a || a > b) ? a : b;
-}
 
 template <class T>
 __device__ __forceinline__ opmath_t<T> load_elem(const void* base, int64_t i) {
@@ -134,17 +117,18 @@ struct SgdOp {
 
   template <class Table>
   __device__ __forceinline__ void update(const Table& t, int slot, Regs& r) const {
-    if (has_weight_decay) r.d = fma_rn(weight_decay, r.p, r.d);  // grad.add(param, weight_decay)
+    using R = RoundedOps;  // core/ops/optim_math.h: each operation rounded on its own
+    if (has_weight_decay) r.d = R::fma(weight_decay, r.p, r.d);  // grad.add(param, weight_decay)
     if constexpr (Momentum) {
       if (first_step(t, slot)) {
         r.buf = r.d;  // the first buffer is the gradient itself (no dampening)
       } else {
         // buf.mul_(momentum).add_(d, 1 - dampening)
-        r.buf = fma_rn(one_minus_dampening, r.d, mul_rn(r.buf, momentum));
+        r.buf = R::fma(one_minus_dampening, r.d, R::mul(r.buf, momentum));
       }
-      r.d = nesterov ? fma_rn(momentum, r.buf, r.d) : r.buf;
+      r.d = nesterov ? R::fma(momentum, r.buf, r.d) : r.buf;
     }
-    r.p = fma_rn(neg_lr, r.d, r.p);  // param.add_(d, -lr)
+    r.p = R::fma(neg_lr, r.d, r.p);  // param.add_(d, -lr)
   }
 
   template <class Table>
@@ -176,13 +160,13 @@ void sgd_typed(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
 
 // ---- Adam / AdamW ----------------------------------------------------------------------------
 
-/// Adam on one element, adam_element's operations in its order; table slots hold param,
-/// grad, exp_avg, exp_avg_sq (and max_exp_avg_sq); the per-tensor scalars are -step_size and
-/// bias_correction2_sqrt.
+/// Adam on one element: the CPU's adam_element (core/ops/optim_math.h) with RoundedOps; table
+/// slots hold param, grad, exp_avg, exp_avg_sq (and max_exp_avg_sq); the per-tensor scalars
+/// are -step_size and bias_correction2_sqrt.
 template <class T, bool Ams>
 struct AdamOp {
   using M = opmath_t<T>;
-  M decay, l2, beta1, one_minus_beta1, beta2, one_minus_beta2, eps;
+  AdamScalars<M> k;  // bc2_sqrt and neg_step_size come from the table, per tensor
   bool has_decay, has_l2;
 
   struct Regs {
@@ -200,19 +184,14 @@ struct AdamOp {
 
   template <class Table>
   __device__ __forceinline__ void update(const Table& t, int slot, Regs& r) const {
-    const M neg_step_size = static_cast<M>(t.scalars[0][slot]);
-    const M bias_correction2_sqrt = static_cast<M>(t.scalars[1][slot]);
-    if (has_decay) r.p = mul_rn(r.p, decay);
-    if (has_l2) r.g = fma_rn(l2, r.p, r.g);
-    r.m = fma_rn(one_minus_beta1, r.g, mul_rn(r.m, beta1));
-    r.v = fma_rn(mul_rn(one_minus_beta2, r.g), r.g, mul_rn(r.v, beta2));
-    M second = r.v;
-    if constexpr (Ams) {
-      r.vmax = maximum_nan(r.vmax, r.v);
-      second = r.vmax;
-    }
-    const M denom = add_rn(div_rn(sqrt_rn(second), bias_correction2_sqrt), eps);
-    r.p = fma_rn(neg_step_size, div_rn(r.m, denom), r.p);
+    AdamScalars<M> s = k;
+    s.neg_step_size = static_cast<M>(t.scalars[0][slot]);
+    s.bc2_sqrt = static_cast<M>(t.scalars[1][slot]);
+    // Uniform branches (the options are the launch's): one instantiation each, as on the CPU.
+    if (has_decay && has_l2) adam_element<true, true, Ams>(r.p, r.g, r.m, r.v, r.vmax, s, RoundedOps{});
+    else if (has_decay) adam_element<true, false, Ams>(r.p, r.g, r.m, r.v, r.vmax, s, RoundedOps{});
+    else if (has_l2) adam_element<false, true, Ams>(r.p, r.g, r.m, r.v, r.vmax, s, RoundedOps{});
+    else adam_element<false, false, Ams>(r.p, r.g, r.m, r.v, r.vmax, s, RoundedOps{});
   }
 
   template <class Table>
@@ -230,15 +209,16 @@ void adam_typed(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
                 const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<double>& step_size,
                 const std::vector<double>& bc2_sqrt, const AdamStepArgs& a) {
   using M = opmath_t<T>;
-  const AdamOp<T, Ams> op{static_cast<M>(1 - a.lr * a.decoupled_decay),
-                          static_cast<M>(a.l2),
-                          static_cast<M>(a.beta1),
-                          static_cast<M>(1 - a.beta1),
-                          static_cast<M>(a.beta2),
-                          static_cast<M>(1 - a.beta2),
-                          static_cast<M>(a.eps),
-                          a.decoupled_decay != 0,
-                          a.l2 != 0};
+  const AdamScalars<M> k{static_cast<M>(1 - a.lr * a.decoupled_decay),
+                         static_cast<M>(a.l2),
+                         static_cast<M>(a.beta1),
+                         static_cast<M>(1 - a.beta1),
+                         static_cast<M>(a.beta2),
+                         static_cast<M>(1 - a.beta2),
+                         M(0),  // bc2_sqrt: per tensor
+                         static_cast<M>(a.eps),
+                         M(0)};  // neg_step_size: per tensor
+  const AdamOp<T, Ams> op{k, a.decoupled_decay != 0, a.l2 != 0};
   auto scalar = [&](int j, size_t i) { return j == 0 ? -step_size[i] : bc2_sqrt[i]; };
   if constexpr (Ams) {
     const std::vector<Tensor>* const lists[5] = {&params, &grads, &exp_avgs, &exp_avg_sqs, &max_exp_avg_sqs};

@@ -190,31 +190,6 @@ void launch_reduce(const Tensor& x, uint64_t mask, const Ops& ops) {
               static_cast<Acc*>(nullptr));
 }
 
-// ---- shared device helpers ---------------------------------------------------------------
-
-/// Whether v replaces `best` as the running max (IsMax) or min: strict, so ties keep the
-/// earlier element; NaN beats every number and nothing beats NaN (as the CPU's `beats`).
-template <bool IsMax, class M>
-__device__ __forceinline__ bool beats(M v, M best) {
-  if constexpr (std::is_floating_point_v<M>) {
-    if (best != best) return false;
-    if (v != v) return true;
-  }
-  if constexpr (IsMax)
-    return v > best;
-  else
-    return v < best;
-}
-
-/// NaN-propagating max (min) of the running value a and v (the CPU's `pick`).
-template <bool IsMax, class M>
-__device__ __forceinline__ M pick_extreme(M a, M v) {
-  if constexpr (IsMax)
-    return (v != v || v > a) ? v : a;
-  else
-    return (v != v || v < a) ? v : a;
-}
-
 // ---- the reduce .cu files' entry points (dispatched by cuda/reduce.cu) --------------------
 
 namespace reduce_impl {

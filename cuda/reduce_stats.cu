@@ -1,11 +1,9 @@
 // CUDA reductions, part 2: var/std, logsumexp and norm, with the CPU path's formulas
-// (core/ops/reduce.cpp, core/ops/norm.cpp) in double. var/std and logsumexp take two
+// (core/ops/reduce_math.h, core/ops/minmax_math.h) in double. var/std and logsumexp take two
 // reductions: per-output means (maxima) into a scratch buffer, then the deviations from them
 // (the sum of exp(x - max)).
-#include <cuda/std/limits>
-
-#include <cmath>
-
+#include "ember/core/ops/minmax_math.h"
+#include "ember/core/ops/reduce_math.h"
 #include "ember/cuda/reduce.cuh"
 
 namespace ember::cuda {
@@ -30,11 +28,7 @@ struct MeanToBufferOps {
   __device__ void write(int64_t o, Acc a) const { buf[o] = a / n; }
 };
 
-/// Deviations from an output's mean: their sum and sum of squares. The sum corrects for the
-/// rounding of the mean ("corrected two-pass"), as on the CPU.
-struct Deviations {
-  double mean, sum, sum_sq;
-};
+// The folds below run core/ops/reduce_math.h's terms, as the CPU does.
 
 template <class T>
 struct VarStdOps {
@@ -44,54 +38,25 @@ struct VarStdOps {
   double n, correction;
   bool take_sqrt;
   __device__ Acc init(int64_t o) const { return {mean[o], 0, 0}; }
-  __device__ Acc step(Acc a, opmath_t<T> v, int64_t) const {
-    double d = static_cast<double>(v) - a.mean;
-    a.sum += d;
-    a.sum_sq += d * d;
-    return a;
-  }
-  __device__ Acc combine(Acc a, const Acc& b) const {
-    a.sum += b.sum;
-    a.sum_sq += b.sum_sq;
-    return a;
-  }
+  __device__ Acc step(Acc a, opmath_t<T> v, int64_t) const { return var_step(a, static_cast<double>(v)); }
+  __device__ Acc combine(Acc a, const Acc& b) const { return var_combine(a, b); }
   __device__ void write(int64_t o, const Acc& a) const {
-    double m2 = a.sum_sq - a.sum * a.sum / n;  // n = 0: NaN, as PyTorch
-    if (m2 < 0) m2 = 0;                        // rounding; NaN stays NaN
-    double dof = n - correction > 0 ? n - correction : 0.0;
-    double var = m2 / dof;
-    out[o] = to_stored<T>(take_sqrt ? sqrt(var) : var);
+    out[o] = to_stored<T>(var_finish(a, n, correction, take_sqrt));
   }
 };
 
-/// buf[o] = the NaN-propagating max, or 0 when it is infinite (inf - inf would be NaN): the
-/// shift of logsumexp.
+/// buf[o] = the shift of logsumexp, from the NaN-propagating max.
 template <class T>
 struct ShiftOps {
   using M = opmath_t<T>;
   using Acc = M;
   M* buf;
-  __device__ Acc init(int64_t) const { return -::cuda::std::numeric_limits<M>::infinity(); }
+  __device__ Acc init(int64_t) const { return extreme_init<true, M>(); }
   __device__ Acc step(Acc a, M v, int64_t) const { return pick_extreme<true>(a, v); }
   __device__ Acc combine(Acc a, Acc b) const { return pick_extreme<true>(a, b); }
-  __device__ void write(int64_t o, Acc a) const { buf[o] = isinf(a) ? M(0) : a; }
+  __device__ void write(int64_t o, Acc a) const { buf[o] = lse_shift(a); }
 };
 
-template <class M>
-struct LseAcc {
-  M shift;
-  double sum;
-};
-
-template <class M>
-__device__ __forceinline__ M exp_of(M v) {
-  if constexpr (std::is_same_v<M, float>)
-    return expf(v);
-  else
-    return exp(v);
-}
-
-/// log(sum(exp(x - shift))) + shift, the exponentials in opmath_t as on the CPU.
 template <class T>
 struct LseOps {
   using M = opmath_t<T>;
@@ -99,20 +64,12 @@ struct LseOps {
   device_t<T>* out;
   const M* shift;
   __device__ Acc init(int64_t o) const { return {shift[o], 0}; }
-  __device__ Acc step(Acc a, M v, int64_t) const {
-    a.sum += static_cast<double>(exp_of<M>(v - a.shift));
-    return a;
-  }
-  __device__ Acc combine(Acc a, const Acc& b) const {
-    a.sum += b.sum;
-    return a;
-  }
-  __device__ void write(int64_t o, const Acc& a) const { out[o] = to_stored<T>(log(a.sum) + a.shift); }
+  __device__ Acc step(Acc a, M v, int64_t) const { return lse_step(a, v); }
+  __device__ Acc combine(Acc a, const Acc& b) const { return lse_combine(a, b); }
+  __device__ void write(int64_t o, const Acc& a) const { out[o] = to_stored<T>(lse_finish(a)); }
 };
 
-/// The p-norms, chosen at run time (the loop is memory-bound; one kernel per dtype).
-enum class NormKind { kTwo, kOne, kZero, kInf, kNegInf, kGeneral };
-
+/// The p-norm kind is chosen at run time: the loop is memory-bound, so one kernel per dtype.
 template <class T>
 struct NormOps {
   using Acc = double;
@@ -120,54 +77,13 @@ struct NormOps {
   NormKind kind;
   double p;
   bool empty;  // no elements: 0 for every p, as PyTorch
-  __device__ Acc init(int64_t) const { return kind == NormKind::kNegInf ? HUGE_VAL : 0.0; }
+  __device__ Acc init(int64_t) const { return norm_init(kind); }
   __device__ Acc step(Acc a, opmath_t<T> x, int64_t) const {
-    double v = fabs(static_cast<double>(x));
-    switch (kind) {
-      case NormKind::kTwo:
-        return a + v * v;
-      case NormKind::kOne:
-        return a + v;
-      case NormKind::kZero:
-        return a + (v != 0 ? 1.0 : 0.0);
-      case NormKind::kInf:
-        return combine(a, v);
-      case NormKind::kNegInf:
-        return combine(a, v);
-      default:
-        return a + pow(v, p);
-    }
+    return norm_step(kind, a, static_cast<double>(x), p);
   }
-  // The CPU's nan_max / nan_min: a NaN on either side wins.
-  __device__ Acc combine(Acc a, Acc b) const {
-    switch (kind) {
-      case NormKind::kInf:
-        return isnan(a) || b <= a ? a : b;
-      case NormKind::kNegInf:
-        return isnan(a) || b >= a ? a : b;
-      default:
-        return a + b;
-    }
-  }
-  __device__ void write(int64_t o, Acc a) const {
-    double r = a;
-    if (kind == NormKind::kTwo)
-      r = sqrt(a);
-    else if (kind == NormKind::kNegInf)
-      r = empty ? 0.0 : a;
-    else if (kind == NormKind::kGeneral)
-      r = empty ? 0.0 : pow(a, 1.0 / p);
-    out[o] = to_stored<T>(r);
-  }
+  __device__ Acc combine(Acc a, Acc b) const { return norm_combine(kind, a, b); }
+  __device__ void write(int64_t o, Acc a) const { out[o] = to_stored<T>(norm_finish(kind, a, p, empty)); }
 };
-
-NormKind norm_kind(double p) {
-  if (p == 2) return NormKind::kTwo;
-  if (p == 1) return NormKind::kOne;
-  if (p == 0) return NormKind::kZero;
-  if (std::isinf(p)) return p > 0 ? NormKind::kInf : NormKind::kNegInf;
-  return NormKind::kGeneral;
-}
 
 }  // namespace
 

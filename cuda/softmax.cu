@@ -1,6 +1,6 @@
 // CUDA softmax / log_softmax and their input gradients (cuda/softmax.h), in the three launch
 // shapes of cuda/softmax_plan.h. Values are computed in opmath_t (float for float16 and
-// bfloat16) with the CPU's formulas (core/ops/softmax.cpp):
+// bfloat16) with the CPU's formulas (core/ops/softmax_math.h, called by both):
 //   softmax      y = exp(x - max) * (1 / sum),  sum = sum(exp(x - max))
 //   log_softmax  y = x - (max + log(sum))
 //   backward     softmax: gx = y (g - sum(g y));  log_softmax: gx = g - exp(y) sum(g)
@@ -12,6 +12,8 @@
 
 #include <utility>
 
+#include "ember/core/math.h"
+#include "ember/core/ops/softmax_math.h"
 #include "ember/core/tensor.h"
 #include "ember/cuda/device.h"
 #include "ember/cuda/loops.cuh"
@@ -41,16 +43,15 @@ struct SumOp {
   }
 };
 
-/// The backward's per-element term of the row sum and the input gradient.
+/// The backward's per-element term of the row sum and the input gradient: the CPU's
+/// (core/ops/softmax_math.h).
 template <bool Log, class M>
 __device__ __forceinline__ M row_term(M g, M y) {
-  if constexpr (Log) return g;
-  else return g * y;
+  return SoftmaxBackwardFn<Log>::row_term(g, y);
 }
 template <bool Log, class M>
 __device__ __forceinline__ M grad_in(M g, M y, M s) {
-  if constexpr (Log) return g - exp_of(y) * s;
-  else return y * (g - s);
+  return SoftmaxBackwardFn<Log>::grad_in(g, y, s);
 }
 
 // ---- register rows (inner == 1, rows up to kSoftmaxRegisterMaxCols) -------------------------
@@ -82,17 +83,18 @@ __global__ void __launch_bounds__(kMaxThreads)
 #pragma unroll
     for (int i = 0; i < kPer; ++i) {
       if (plan.register_col(tx, i) >= n) continue;  // padding: no term (exp(-inf - max) may be NaN)
-      M e = exp_of(v[i] - mx);
+      M e = math::exp(v[i] - mx);
       if constexpr (!Log) v[i] = e;  // softmax keeps the exponentials and scales them
       s += e;
     }
     s = row_allreduce(s, SumOp{}, smem);
     if (!active) continue;
-    const M lse = Log ? mx + log_of(s) : M(0), inv = M(1) / s;
+    // v holds x for log_softmax and exp(x - max) for softmax: out's two arguments.
+    const M c = SoftmaxFn<Log>::row_constant(mx, s);
 #pragma unroll
     for (int i = 0; i < kPer; ++i) {
       const int64_t j = plan.register_col(tx, i);
-      if (j < n) y[base + j] = to_stored<T>(Log ? v[i] - lse : v[i] * inv);
+      if (j < n) y[base + j] = to_stored<T>(SoftmaxFn<Log>::out(v[i], v[i], c));
     }
   }
 }

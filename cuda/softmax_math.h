@@ -1,8 +1,8 @@
 // The arithmetic of the CUDA softmax kernels (cuda/softmax.cu) that is more than a formula:
 // the running (max, sum of exp) pair the block and strided kernels fold, and the output of an
-// element from it. Host-and-device code without CUDA headers, so the CPU tests
-// (tests/core/test_cuda_softmax_plan.cpp) fold the same pairs in the kernels' orders and
-// compare with the CPU softmax, special values included.
+// element from it (by the CPU's formulas, core/ops/softmax_math.h). Host-and-device code
+// without CUDA headers, so the CPU tests (tests/core/test_cuda_softmax_plan.cpp) fold the same
+// pairs in the kernels' orders and compare with the CPU softmax, special values included.
 //
 // The CPU takes max = max(x) ignoring NaN, then sum = sum(exp(x - max)), so a row holding a
 // NaN or +inf, or only -inf, gets a NaN sum and comes out NaN, and -inf elements of other
@@ -17,28 +17,10 @@
 #include <type_traits>
 
 #include "ember/core/host_device.h"
+#include "ember/core/math.h"
+#include "ember/core/ops/softmax_math.h"
 
 namespace ember::cuda::softmax_math {
-
-template <class M>
-EMBER_HOST_DEVICE inline M exp_of(M v) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<M, float>) return expf(v);
-  else return exp(v);
-#else
-  return std::exp(v);
-#endif
-}
-
-template <class M>
-EMBER_HOST_DEVICE inline M log_of(M v) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<M, float>) return logf(v);
-  else return log(v);
-#else
-  return std::log(v);
-#endif
-}
 
 /// max ignoring NaN, as the CPU's std::max(max, x) (a NaN still reaches the sum).
 template <class M>
@@ -83,7 +65,7 @@ struct MaxSum {
 /// when they are equal.
 template <class M>
 EMBER_HOST_DEVICE inline M rescale(M from, M to) {
-  return from == to ? M(1) : exp_of(from - to);
+  return from == to ? M(1) : math::exp(from - to);
 }
 
 /// Merges two pairs (commutative bitwise).
@@ -107,12 +89,11 @@ EMBER_HOST_DEVICE inline M final_sum(const MaxSum<M>& st) {
   return st.m == std::numeric_limits<M>::infinity() ? std::numeric_limits<M>::quiet_NaN() : st.s;
 }
 
-/// softmax (exp(v - m) * (1 / s)) or log_softmax (v - (m + log s)) of element v of a row with
-/// max m and sum s. A row of only -inf has m = -inf, so both are NaN, as on the CPU.
+/// softmax or log_softmax of element v of a row with max m and sum s: the CPU's formula
+/// (core/ops/softmax_math.h), with the C library's exp.
 template <bool Log, class M>
 EMBER_HOST_DEVICE inline M softmax_out(M v, M m, M s) {
-  if constexpr (Log) return v - (m + log_of(s));
-  else return exp_of(v - m) * (M(1) / s);
+  return SoftmaxFn<Log>::apply(v, m, s);
 }
 
 }  // namespace ember::cuda::softmax_math

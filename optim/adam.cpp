@@ -13,6 +13,7 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/creation.h"
+#include "ember/core/ops/optim_math.h"
 #include "ember/core/tensor_iter.h"
 #include "ember/cuda/optim.h"
 #include "ember/optim/fused_step.h"
@@ -121,68 +122,41 @@ inline __m256 vmaximum(__m256 a, __m256 b) {
 inline __m256d vmaximum(__m256d a, __m256d b) {
   return _mm256_blendv_pd(b, a, _mm256_or_pd(_mm256_cmp_pd(a, a, _CMP_UNORD_Q), _mm256_cmp_pd(a, b, _CMP_GT_OQ)));
 }
-#endif
 
-/// The scalars of one fused step, converted to T as the tensor ops convert them.
-template <class T>
-struct AdamScalars {
-  T decay, l2, b1, a1, b2, a2, bc2_sqrt, eps, neg_step_size;
-};
-
-/// One element (or one register of elements) of the fused step: the operations of
-/// adam_step_reference in the same order, each rounded to T as the tensor ops round it. The
-/// ops' `a + alpha b` loops are contracted to an FMA by the compiler, so the same products
-/// are FMAs here: m = fma(1 - b1, g, m b1), v = fma((1 - b2) g, g, v b2),
-/// p = fma(-step_size, m / denom, p) (addcdiv's a + v (b / c)).
-template <bool Decay, bool L2, bool Ams, class V, class S>
-inline void adam_element(V& p, V g, V& m, V& v, V& vmax, const S& k, auto set, auto mul, auto div, auto add,
-                         auto fma, auto sqrt, auto maximum) {
-  if constexpr (Decay) p = mul(p, set(k.decay));
-  if constexpr (L2) g = fma(set(k.l2), p, g);
-  m = fma(set(k.a1), g, mul(m, set(k.b1)));
-  v = fma(mul(set(k.a2), g), g, mul(v, set(k.b2)));
-  V den;
-  if constexpr (Ams) {
-    vmax = maximum(vmax, v);
-    den = add(div(sqrt(vmax), set(k.bc2_sqrt)), set(k.eps));
-  } else {
-    den = add(div(sqrt(v), set(k.bc2_sqrt)), set(k.eps));
+/// RoundedOps (core/ops/optim_math.h) on AVX2 registers: the same IEEE operations lane by
+/// lane, so adam_element computes on each lane what it computes on a scalar.
+struct Avx2Ops {
+  template <class T>
+  static auto set(T x) {
+    return vset(x);
   }
-  p = fma(set(k.neg_step_size), div(m, den), p);
-}
+  static auto mul(auto a, auto b) { return vmul(a, b); }
+  static auto div(auto a, auto b) { return vdiv(a, b); }
+  static auto add(auto a, auto b) { return vadd(a, b); }
+  static auto fma(auto a, auto b, auto c) { return vfma(a, b, c); }
+  static auto sqrt(auto a) { return vsqrt(a); }
+  static auto maximum(auto a, auto b) { return vmaximum(a, b); }
+};
+#endif
 
 template <bool Decay, bool L2, bool Ams, class T>
 void adam_range(T* p, const T* g, T* m, T* v, T* vmax, int64_t b, int64_t e, const AdamScalars<T>& k) {
   int64_t i = b;
 #if defined(__AVX2__)
   constexpr int64_t kLanes = 32 / sizeof(T);
-  auto set = [](T x) { return vset(x); };
-  auto mul = [](auto a, auto c) { return vmul(a, c); };
-  auto div = [](auto a, auto c) { return vdiv(a, c); };
-  auto add = [](auto a, auto c) { return vadd(a, c); };
-  auto fma = [](auto a, auto c, auto d) { return vfma(a, c, d); };
-  auto sqrt = [](auto a) { return vsqrt(a); };
-  auto maximum = [](auto a, auto c) { return vmaximum(a, c); };
   for (; i + kLanes <= e; i += kLanes) {
     auto pv = vload(p + i), mv = vload(m + i), vv = vload(v + i);
     auto xv = Ams ? vload(vmax + i) : mv;
-    adam_element<Decay, L2, Ams>(pv, vload(g + i), mv, vv, xv, k, set, mul, div, add, fma, sqrt, maximum);
+    adam_element<Decay, L2, Ams>(pv, vload(g + i), mv, vv, xv, k, Avx2Ops{});
     vstore(p + i, pv);
     vstore(m + i, mv);
     vstore(v + i, vv);
     if constexpr (Ams) vstore(vmax + i, xv);
   }
 #endif
-  auto sset = [](T x) { return x; };
-  auto smul = [](T a, T c) { return a * c; };
-  auto sdiv = [](T a, T c) { return a / c; };
-  auto sadd = [](T a, T c) { return a + c; };
-  auto sfma = [](T a, T c, T d) { return std::fma(a, c, d); };
-  auto ssqrt = [](T a) { return std::sqrt(a); };
-  auto smaximum = [](T a, T c) { return (a != a || a > c) ? a : c; };
   for (; i < e; ++i) {
     T pi = p[i], mi = m[i], vi = v[i], xi = Ams ? vmax[i] : T(0);
-    adam_element<Decay, L2, Ams>(pi, g[i], mi, vi, xi, k, sset, smul, sdiv, sadd, sfma, ssqrt, smaximum);
+    adam_element<Decay, L2, Ams>(pi, g[i], mi, vi, xi, k, RoundedOps{});
     p[i] = pi;
     m[i] = mi;
     v[i] = vi;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ember/core/cpu/normalization_math.h"
 #include "ember/core/dtype.h"
 #include "ember/core/tensor_iter.h"
 
@@ -97,9 +98,9 @@ void batch_norm_stats(const Tensor& x, const ChannelGeom& g, Tensor& mean, Tenso
       for (int64_t c = c0; c < c1; ++c) {
         double K = count ? as_double(xp[c * g.S]) : 0.0, s1 = 0, s2 = 0;
         for (int64_t n = 0; n < g.N; ++n) shifted_sums(xp + (n * g.C + c) * g.S, g.S, K, s1, s2);
-        double m1 = count ? s1 / count : 0.0;
-        mp[c] = K + m1;
-        vp[c] = count ? std::max(s2 / count - m1 * m1, 0.0) : 0.0;
+        const NormMoments mo = shifted_moments(K, s1, s2, static_cast<double>(count));
+        mp[c] = mo.mean;
+        vp[c] = mo.var;
       }
     });
   });
@@ -148,13 +149,10 @@ void batch_norm_backward(const Tensor& go, const Tensor& x, const Tensor& mean, 
         if (gwp) gwp[c] = static_cast<T>(sgx * rs);
         if (gbp) gbp[c] = static_cast<T>(sg);
         if (!gip) continue;
-        // gi = k1 go + k2 x + k3; with batch statistics (go - mean(go) - xhat mean(go xhat))
-        // expands to k2 = -k1 rs^2 sgx / count and k3 = -k1 sg / count - k2 m.
-        double k1 = param(wp, c, 1.0) * rs, k2 = 0, k3 = 0;
-        if (batch_stats && count > 0) {
-          k2 = -k1 * rs * rs * sgx / count;
-          k3 = -k1 * sg / count - k2 * m;
-        }
+        // gi = k1 go + k2 x + k3 (normalization_math.h).
+        const double k1 = param(wp, c, 1.0) * rs;
+        const GradCoefs kc = batch_grad_coefs(k1, rs, m, sg, sgx, count, batch_stats);
+        const double k2 = kc.k2, k3 = kc.k3;
         for (int64_t n = 0; n < g.N; ++n) {
           int64_t off = (n * g.C + c) * g.S;
           affine_grad(gp + off, xp + off, gip + off, g.S, k1, k2, k3);
@@ -176,10 +174,9 @@ void row_norm_stats(const Tensor& x, const RowGeom& g, double eps, Tensor& mean,
         const T* row = xp + r * g.D;
         double K = g.D ? as_double(row[0]) : 0.0, s1 = 0, s2 = 0;
         shifted_sums(row, g.D, K, s1, s2);
-        double m1 = g.D ? s1 / g.D : 0.0;
-        double var = g.D ? std::max(s2 / g.D - m1 * m1, 0.0) : 0.0;
-        mp[r] = K + m1;
-        rp[r] = 1.0 / std::sqrt(var + eps);
+        const NormMoments mo = shifted_moments(K, s1, s2, static_cast<double>(g.D));
+        mp[r] = mo.mean;
+        rp[r] = norm_rstd(mo.var, eps);
       }
     });
   });
@@ -208,10 +205,9 @@ void row_norm_forward(const Tensor& x, double eps, const Tensor& w, const Tensor
         T* orow = op + r * g.D;
         double K = g.D ? as_double(xr[0]) : 0.0, s1 = 0, s2 = 0;
         shifted_sums(xr, g.D, K, s1, s2);
-        double m1 = g.D ? s1 / g.D : 0.0;
-        double var = g.D ? std::max(s2 / g.D - m1 * m1, 0.0) : 0.0;
-        mp[r] = K + m1;
-        rp[r] = 1.0 / std::sqrt(var + eps);
+        const NormMoments mo = shifted_moments(K, s1, s2, static_cast<double>(g.D));
+        mp[r] = mo.mean;
+        rp[r] = norm_rstd(mo.var, eps);
         M m = static_cast<M>(mp[r]), rs = static_cast<M>(rp[r]);
 #pragma omp simd
         for (int64_t d = 0; d < g.D; ++d)
@@ -277,9 +273,8 @@ void row_input_grad(const T* gp, const T* xp, const T* wp, const double* mp, con
         A += wk * gv;
         B += wk * (gv * (as_double(xr[d]) - m));
       }
-      double D = static_cast<double>(g.D);
-      double k2 = -rs * rs * rs * B / D, k3 = -rs * A / D - k2 * m;
-      M b = static_cast<M>(k2), c = static_cast<M>(k3);
+      const GradCoefs kc = row_grad_coefs(rs, m, A, B, static_cast<double>(g.D));
+      M b = static_cast<M>(kc.k2), c = static_cast<M>(kc.k3);
 #pragma omp simd
       for (int64_t d = 0; d < g.D; ++d) {
         M a = static_cast<M>((wp ? as_double(wp[d]) : 1.0) * rs);
@@ -299,11 +294,10 @@ void row_input_grad(const T* gp, const T* xp, const T* wp, const double* mp, con
       A += wk * sg;
       B += wk * sgx;
     }
-    double D = static_cast<double>(g.D);
-    double k2 = -rs * rs * rs * B / D, k3 = -rs * A / D - k2 * m;
+    const GradCoefs kc = row_grad_coefs(rs, m, A, B, static_cast<double>(g.D));
     for (int64_t cc = 0; cc < P; ++cc) {
       int64_t off = r * g.D + cc * g.S;
-      affine_grad(gp + off, xp + off, gip + off, g.S, param(wp, k0 + cc, 1.0) * rs, k2, k3);
+      affine_grad(gp + off, xp + off, gip + off, g.S, param(wp, k0 + cc, 1.0) * rs, kc.k2, kc.k3);
     }
   }
 }

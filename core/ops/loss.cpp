@@ -15,6 +15,7 @@
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/index.h"
+#include "ember/core/ops/loss_math.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/softmax.h"
 #include "ember/core/ops/unary.h"
@@ -62,10 +63,9 @@ void nll_forward_kernel(const T* x, const NllSpec& sp, NllGeom g, T* out) {
   const T* w = sp.weight.defined() ? sp.weight.data_ptr<T>() : nullptr;
   int64_t ii = sp.ignore_index, count = g.n * g.s;
   auto term = [=](int64_t k) -> M {
-    int64_t tk = t[k];
-    if (tk == ii) return M(0);
-    M wk = w ? static_cast<M>(w[tk]) : M(1);
-    return -wk * static_cast<M>(x[((k / g.s) * g.c + tk) * g.s + k % g.s]);
+    return nll_term<M>(
+        k, t[k], g.c, g.s, ii, w != nullptr, [x](int64_t off) { return static_cast<M>(x[off]); },
+        [w](int64_t c) { return static_cast<M>(w[c]); });
   };
   if (sp.reduction == Reduction::None) {
     parallel_for(count, kGrainSize, [&](int64_t b, int64_t e) {
@@ -98,7 +98,7 @@ void nll_backward_kernel(const T* go, const NllSpec& sp, NllGeom g, T* gx) {
       if (tk == ii) continue;
       M wk = w ? static_cast<M>(w[tk]) : M(1);
       M gk = static_cast<M>(go[per_element ? k : 0]);
-      gx[((k / g.s) * g.c + tk) * g.s + k % g.s] = static_cast<T>(-wk * gk * scale);
+      gx[nll_offset(k, g.c, g.s, tk)] = static_cast<T>(nll_grad(wk, gk, scale));
     }
   });
 }
@@ -299,9 +299,7 @@ struct BinaryCrossEntropy final : Op {
     visit_float_dtype(out[0].dtype(), "binary_cross_entropy", [&]<typename T>() {
       using M = opmath_t<T>;
       cpu::cpu_map<T, T, T>(iter, [](T xv, T tv) {
-        M x = static_cast<M>(xv), t = static_cast<M>(tv);
-        M log_x = std::max(std::log(x), M(-100)), log_1mx = std::max(std::log1p(-x), M(-100));
-        return static_cast<T>((t - M(1)) * log_1mx - t * log_x);
+        return static_cast<T>(BinaryCrossEntropyFn{}(static_cast<M>(xv), static_cast<M>(tv)));
       });
     });
   }

@@ -11,6 +11,7 @@
 #include "ember/core/op.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/creation.h"
+#include "ember/core/ops/minmax_math.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/reduce_common.h"
 #include "ember/core/ops/unary.h"
@@ -22,41 +23,13 @@ namespace {
 using detail::reduced_shape;
 using detail::unsqueeze_reduced;
 
-/// Whether v replaces `best` as the running max (IsMax) or min. Strict, so ties keep the
-/// earlier element; NaN beats every number and nothing beats NaN.
-template <bool IsMax, class M>
-bool beats(M v, M best) {
-  if constexpr (is_float_v<M>) {
-    if (best != best) return false;
-    if (v != v) return true;
-  }
-  if constexpr (IsMax)
-    return v > best;
-  else
-    return v < best;
-}
-
-/// The starting value of a max (min) reduction: nothing compares below (above) it.
-template <bool IsMax, class M>
-M extreme_init() {
-  if constexpr (std::is_floating_point_v<M>)
-    return IsMax ? -std::numeric_limits<M>::infinity() : std::numeric_limits<M>::infinity();
-  else
-    return IsMax ? std::numeric_limits<M>::lowest() : std::numeric_limits<M>::max();
-}
-
 /// values[o] = max (min) of x over `mask`, NaN-propagating; a simple select per element, so
 /// the interleaved lanes of cpu_reduce vectorize.
 template <class T, bool IsMax>
 void extreme_typed(const Tensor& x, Tensor& values, uint64_t mask) {
   using M = opmath_t<T>;
   T* o = static_cast<T*>(values.data_ptr());
-  auto pick = [](M a, M v) {
-    if constexpr (IsMax)
-      return (v != v || v > a) ? v : a;
-    else
-      return (v != v || v < a) ? v : a;
-  };
+  auto pick = [](M a, M v) { return pick_extreme<IsMax>(a, v); };
   cpu::cpu_reduce<T, M>(
       x, mask, extreme_init<IsMax, M>(),
       [&pick](M acc, T v, int64_t) { return pick(acc, static_cast<M>(v)); }, pick,
@@ -68,13 +41,6 @@ void extreme_kernel(const Tensor& x, Tensor& values, uint64_t mask, bool is_max)
     is_max ? extreme_typed<T, true>(x, values, mask) : extreme_typed<T, false>(x, values, mask);
   });
 }
-
-/// The running best value and its position (-1 before the first element).
-template <class M>
-struct ArgAcc {
-  M value;
-  int64_t index = -1;
-};
 
 /// Position of the max (min) of the dense float32 run p[0, n), with beats' rules: the first
 /// NaN if there is one, else the first element equal to the extreme. Two passes, both SIMD:
@@ -137,19 +103,13 @@ void arg_typed(const Tensor& x, Tensor* values, Tensor& indices, uint64_t mask) 
     }
   }
   using M = opmath_t<T>;
-  using A = ArgAcc<M>;
+  using F = ArgExtreme<IsMax, M>;
+  using A = typename F::Acc;
   T* vo = values ? static_cast<T*>(values->data_ptr()) : nullptr;
   int64_t* io = indices.data_ptr<int64_t>();
   cpu::cpu_reduce<T, A>(
-      x, mask, A{M(0), -1},
-      [](A acc, T v, int64_t i) {
-        M m = static_cast<M>(v);
-        if (acc.index < 0 || beats<IsMax>(m, acc.value)) acc = {m, i};
-        return acc;
-      },
-      [](const A& a, const A& b) {
-        return b.index >= 0 && (a.index < 0 || beats<IsMax>(b.value, a.value)) ? b : a;
-      },
+      x, mask, F::init(), [](A acc, T v, int64_t i) { return F::step(acc, static_cast<M>(v), i); },
+      [](const A& a, const A& b) { return F::combine(a, b); },
       [vo, io](int64_t i, const A& acc) {
         io[i] = acc.index;
         if (vo) vo[i] = static_cast<T>(acc.value);

@@ -8,6 +8,7 @@
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/reduce_common.h"
+#include "ember/core/ops/reduce_math.h"
 #include "ember/core/ops/unary.h"
 #include "ember/cuda/reduce.h"
 
@@ -16,24 +17,22 @@ namespace {
 
 using detail::unsqueeze_reduced;
 
-/// out = finish(fold of step(acc, |x|) over `mask`), in double; merge combines partials.
-template <class Step, class Merge, class Finish>
-void abs_reduce(const Tensor& x, Tensor& out, uint64_t mask, double init, const Step& step,
-                const Merge& merge, const Finish& finish) {
+/// out = the p-norm of x over `mask` with reduce_math.h's terms of kind K (a constant here,
+/// so their switches fold away).
+template <NormKind K>
+void norm_reduce(const Tensor& x, Tensor& out, uint64_t mask, double p, bool empty) {
   visit_float_dtype(x.dtype(), "norm", [&]<typename T>() {
     T* o = static_cast<T*>(out.data_ptr());
     cpu::cpu_reduce<T, double>(
-        x, mask, init,
-        [&step](double acc, T v, int64_t) {
-          return step(acc, std::fabs(static_cast<double>(static_cast<opmath_t<T>>(v))));
+        x, mask, norm_init(K),
+        [p](double acc, T v, int64_t) {
+          return norm_step(K, acc, static_cast<double>(static_cast<opmath_t<T>>(v)), p);
         },
-        merge, [o, &finish](int64_t i, double acc) { o[i] = static_cast<T>(finish(acc)); }, /*reorder=*/true);
+        [](double a, double b) { return norm_combine(K, a, b); },
+        [o, p, empty](int64_t i, double acc) { o[i] = static_cast<T>(norm_finish(K, acc, p, empty)); },
+        /*reorder=*/true);
   });
 }
-
-/// NaN-propagating max and min of absolute values.
-double nan_max(double a, double b) { return std::isnan(a) || b <= a ? a : b; }
-double nan_min(double a, double b) { return std::isnan(a) || b >= a ? a : b; }
 
 // norm: the gradient is PyTorch's norm_backward, with the norm r = ||x||_p:
 //   p = 1: sign(x);  p = 2: x / r (0 where r = 0);  p = +-inf: sign(x), shared evenly by the
@@ -50,28 +49,20 @@ struct Norm final : UnaryOp {
   std::string node_name() const override { return "NormBackward1"; }  // PyTorch's overload number
   Save saves() const override { return Save::kBoth; }
   void cpu(const Tensor& x, Tensor& out) const override {
-    auto add = [](double a, double b) { return a + b; };
-    auto same = [](double a) { return a; };
-    // An empty norm is 0 for every p, as in PyTorch (not inf for p = -inf or p < 0).
     bool empty = detail::reduced_numel(x.sizes(), mask) == 0;
-    if (p == 2) {
-      abs_reduce(
-          x, out, mask, 0, [](double a, double v) { return a + v * v; }, add,
-          [](double a) { return std::sqrt(a); });
-    } else if (p == 1) {
-      abs_reduce(x, out, mask, 0, add, add, same);
-    } else if (p == 0) {
-      abs_reduce(
-          x, out, mask, 0, [](double a, double v) { return a + (v != 0); }, add, same);
-    } else if (std::isinf(p) && p > 0) {
-      abs_reduce(x, out, mask, 0, nan_max, nan_max, same);
-    } else if (std::isinf(p)) {
-      abs_reduce(x, out, mask, INFINITY, nan_min, nan_min, [empty](double a) { return empty ? 0.0 : a; });
-    } else {
-      double pv = p;
-      abs_reduce(
-          x, out, mask, 0, [pv](double a, double v) { return a + std::pow(v, pv); }, add,
-          [pv, empty](double a) { return empty ? 0.0 : std::pow(a, 1.0 / pv); });
+    switch (norm_kind(p)) {
+      case NormKind::kTwo:
+        return norm_reduce<NormKind::kTwo>(x, out, mask, p, empty);
+      case NormKind::kOne:
+        return norm_reduce<NormKind::kOne>(x, out, mask, p, empty);
+      case NormKind::kZero:
+        return norm_reduce<NormKind::kZero>(x, out, mask, p, empty);
+      case NormKind::kInf:
+        return norm_reduce<NormKind::kInf>(x, out, mask, p, empty);
+      case NormKind::kNegInf:
+        return norm_reduce<NormKind::kNegInf>(x, out, mask, p, empty);
+      case NormKind::kGeneral:
+        return norm_reduce<NormKind::kGeneral>(x, out, mask, p, empty);
     }
   }
   void cuda(const Tensor& x, Tensor& out) const override {

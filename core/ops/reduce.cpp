@@ -13,7 +13,9 @@
 #include "ember/core/op.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/creation.h"
+#include "ember/core/ops/minmax_math.h"
 #include "ember/core/ops/reduce_common.h"
+#include "ember/core/ops/reduce_math.h"
 #include "ember/core/ops/shape.h"
 #include "ember/core/ops/unary.h"
 #include "ember/core/type_promotion.h"
@@ -184,11 +186,6 @@ struct Prod final : UnaryOp {
   }
 };
 
-/// Deviations from a fixed mean: their sum and sum of squares.
-struct Deviations {
-  double mean, sum, sum_sq;
-};
-
 // var = sum((x - mean)^2) / (N - correction), std = sqrt(var).
 // d var / dx_i = 2 (x_i - mean) / (N - correction); d std = d var / (2 std), taken as 0
 // where std = 0 (as PyTorch, instead of 0 * inf).
@@ -220,22 +217,10 @@ struct VarStd final : UnaryOp {
           [&mean](int64_t i) {
             return Deviations{mean[i], 0, 0};
           },
-          [](Deviations a, T v, int64_t) {
-            double d = static_cast<double>(static_cast<M>(v)) - a.mean;
-            a.sum += d;
-            a.sum_sq += d * d;
-            return a;
-          },
-          [](Deviations a, const Deviations& b) {
-            a.sum += b.sum;
-            a.sum_sq += b.sum_sq;
-            return a;
-          },
+          [](Deviations a, T v, int64_t) { return var_step(a, static_cast<double>(static_cast<M>(v))); },
+          [](Deviations a, const Deviations& b) { return var_combine(a, b); },
           [o, n, corr, sq](int64_t i, const Deviations& a) {
-            double m2 = a.sum_sq - a.sum * a.sum / n;  // n = 0: 0 / 0 = NaN, as PyTorch
-            if (m2 < 0) m2 = 0;                        // rounding; NaN stays NaN
-            double var = m2 / std::max(0.0, n - corr);
-            o[i] = static_cast<T>(sq ? std::sqrt(var) : var);
+            o[i] = static_cast<T>(var_finish(a, n, corr, sq));
           },
           /*reorder=*/true);
     });
@@ -255,13 +240,6 @@ struct VarStd final : UnaryOp {
   }
 };
 
-/// A logsumexp partial: the shift (the output's max) and the sum of exp(x - shift).
-template <class M>
-struct LseAcc {
-  M shift;
-  double sum;
-};
-
 // logsumexp(x) = log(sum(exp(x))), computed stably; d/dx_i = exp(x_i - logsumexp(x)).
 struct LogSumExp final : UnaryOp {
   static constexpr AutocastPolicies kAutocast = autocast::kFloat32CudaOnly;
@@ -278,26 +256,19 @@ struct LogSumExp final : UnaryOp {
       using M = opmath_t<T>;
       using A = LseAcc<M>;
       std::vector<M> shift(out.numel());
-      auto pick = [](M a, M v) { return (v != v || v > a) ? v : a; };
+      auto pick = [](M a, M v) { return pick_extreme<true>(a, v); };
       cpu::cpu_reduce<T, M>(
-          x, mask, -std::numeric_limits<M>::infinity(),
-          [&pick](M a, T v, int64_t) { return pick(a, static_cast<M>(v)); }, pick,
-          [&shift](int64_t i, M m) { shift[i] = std::isinf(m) ? M(0) : m; }, /*reorder=*/true);
+          x, mask, extreme_init<true, M>(), [&pick](M a, T v, int64_t) { return pick(a, static_cast<M>(v)); },
+          pick, [&shift](int64_t i, M m) { shift[i] = lse_shift(m); }, /*reorder=*/true);
       T* o = static_cast<T*>(out.data_ptr());
       cpu::cpu_reduce<T, A>(
           x, mask,
           [&shift](int64_t i) {
             return A{shift[i], 0};
           },
-          [](A a, T v, int64_t) {
-            a.sum += static_cast<double>(std::exp(static_cast<M>(v) - a.shift));
-            return a;
-          },
-          [](A a, const A& b) {
-            a.sum += b.sum;
-            return a;
-          },
-          [o](int64_t i, const A& a) { o[i] = static_cast<T>(std::log(a.sum) + a.shift); }, /*reorder=*/true);
+          [](A a, T v, int64_t) { return lse_step(a, static_cast<M>(v)); },
+          [](A a, const A& b) { return lse_combine(a, b); },
+          [o](int64_t i, const A& a) { o[i] = static_cast<T>(lse_finish(a)); }, /*reorder=*/true);
     });
   }
   void cuda(const Tensor& x, Tensor& out) const override {

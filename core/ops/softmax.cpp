@@ -19,6 +19,7 @@
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/reduce.h"
+#include "ember/core/ops/softmax_math.h"
 #include "ember/core/ops/unary.h"
 #include "ember/core/shape.h"
 #include "ember/core/tensor_iter.h"
@@ -86,6 +87,14 @@ inline M exp_m(M x) {
   else return std::exp(x);
 }
 
+/// exp_m as the `exp` of softmax_math.h's terms.
+struct FastExp {
+  template <class M>
+  M operator()(M v) const {
+    return exp_m(v);
+  }
+};
+
 // ---- forward ----------------------------------------------------------------------------------
 
 // Rows are contiguous: max, then sum of exp(x - max), then the normalised values. A NaN
@@ -93,6 +102,7 @@ inline M exp_m(M x) {
 template <class T, bool Log>
 void forward_lastdim(const T* x, T* y, int64_t rows, int64_t n) {
   using M = opmath_t<T>;
+  using F = SoftmaxFn<Log>;
   parallel_for(rows, grain_for(n), [=](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
       const T* xr = x + r * n;
@@ -105,9 +115,9 @@ void forward_lastdim(const T* x, T* y, int64_t rows, int64_t n) {
       if constexpr (Log) {
 #pragma omp simd reduction(+ : sum)
         for (int64_t j = 0; j < n; ++j) sum += exp_m(static_cast<M>(xr[j]) - mx);
-        M lse = mx + std::log(sum);
+        M lse = F::row_constant(mx, sum);
 #pragma omp simd
-        for (int64_t j = 0; j < n; ++j) yr[j] = static_cast<T>(static_cast<M>(xr[j]) - lse);
+        for (int64_t j = 0; j < n; ++j) yr[j] = static_cast<T>(F::out(static_cast<M>(xr[j]), M(0), lse));
       } else if constexpr (std::is_same_v<T, M>) {
         // Keep the exponentials in the output and scale them: one exp per element.
 #pragma omp simd reduction(+ : sum)
@@ -115,15 +125,18 @@ void forward_lastdim(const T* x, T* y, int64_t rows, int64_t n) {
           yr[j] = exp_m(xr[j] - mx);
           sum += yr[j];
         }
-        M inv = M(1) / sum;
+        M inv = F::row_constant(mx, sum);
 #pragma omp simd
-        for (int64_t j = 0; j < n; ++j) yr[j] *= inv;
+        for (int64_t j = 0; j < n; ++j) yr[j] = F::out(M(0), yr[j], inv);
       } else {
         // 16-bit outputs would round the stored exponentials; recompute them in M instead.
 #pragma omp simd reduction(+ : sum)
         for (int64_t j = 0; j < n; ++j) sum += exp_m(static_cast<M>(xr[j]) - mx);
-        M inv = M(1) / sum;
-        for (int64_t j = 0; j < n; ++j) yr[j] = static_cast<T>(exp_m(static_cast<M>(xr[j]) - mx) * inv);
+        M inv = F::row_constant(mx, sum);
+        for (int64_t j = 0; j < n; ++j) {
+          M v = static_cast<M>(xr[j]);
+          yr[j] = static_cast<T>(F::out(v, exp_m(v - mx), inv));
+        }
       }
     }
   });
@@ -134,6 +147,7 @@ void forward_lastdim(const T* x, T* y, int64_t rows, int64_t n) {
 template <class T, bool Log>
 void forward_inner(const T* x, T* y, Geom g) {
   using M = opmath_t<T>;
+  using F = SoftmaxFn<Log>;
   parallel_for(g.outer, grain_for(g.n * g.inner), [=](int64_t b, int64_t e) {
     std::vector<M> mx(g.inner), acc(g.inner);
     for (int64_t o = b; o < e; ++o) {
@@ -151,12 +165,14 @@ void forward_inner(const T* x, T* y, Geom g) {
           if constexpr (keep_exp) yo[j * g.inner + i] = v;
           acc[i] += v;
         }
-      for (int64_t i = 0; i < g.inner; ++i) acc[i] = Log ? mx[i] + std::log(acc[i]) : M(1) / acc[i];
+      for (int64_t i = 0; i < g.inner; ++i) acc[i] = F::row_constant(mx[i], acc[i]);
       for (int64_t j = 0; j < g.n; ++j) {
         for (int64_t i = 0; i < g.inner; ++i) {
           int64_t k = j * g.inner + i;
-          if constexpr (keep_exp) yo[k] *= acc[i];
-          else yo[k] = static_cast<T>(Log ? static_cast<M>(xo[k]) - acc[i] : exp_m(static_cast<M>(xo[k]) - mx[i]) * acc[i]);
+          M v = static_cast<M>(xo[k]);
+          if constexpr (keep_exp) yo[k] = F::out(v, yo[k], acc[i]);
+          else if constexpr (Log) yo[k] = static_cast<T>(F::out(v, M(0), acc[i]));
+          else yo[k] = static_cast<T>(F::out(v, exp_m(v - mx[i]), acc[i]));
         }
       }
     }
@@ -165,26 +181,23 @@ void forward_inner(const T* x, T* y, Geom g) {
 
 // ---- backward ---------------------------------------------------------------------------------
 
-// softmax:     gx = y * (g - sum(g * y))
-// log_softmax: gx = g - exp(y) * sum(g)
-template <class M, bool Log>
-M row_term(M g, M y) { return Log ? g : g * y; }
-template <class M, bool Log>
-M grad_in(M g, M y, M s) { return Log ? g - exp_m(y) * s : y * (g - s); }
+// The terms are softmax_math.h's SoftmaxBackwardFn, with the vectorizable exp.
 
 template <class T, bool Log>
 void backward_lastdim(const T* g, const T* y, T* gx, int64_t rows, int64_t n) {
   using M = opmath_t<T>;
+  using F = SoftmaxBackwardFn<Log>;
   parallel_for(rows, grain_for(n), [=](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
       const T* gr = g + r * n;
       const T* yr = y + r * n;
       M s = 0;
 #pragma omp simd reduction(+ : s)
-      for (int64_t j = 0; j < n; ++j) s += row_term<M, Log>(static_cast<M>(gr[j]), static_cast<M>(yr[j]));
+      for (int64_t j = 0; j < n; ++j) s += F::row_term(static_cast<M>(gr[j]), static_cast<M>(yr[j]));
 #pragma omp simd
       for (int64_t j = 0; j < n; ++j)
-        gx[r * n + j] = static_cast<T>(grad_in<M, Log>(static_cast<M>(gr[j]), static_cast<M>(yr[j]), s));
+        gx[r * n + j] =
+            static_cast<T>(F::grad_in(static_cast<M>(gr[j]), static_cast<M>(yr[j]), s, FastExp{}));
     }
   });
 }
@@ -192,6 +205,7 @@ void backward_lastdim(const T* g, const T* y, T* gx, int64_t rows, int64_t n) {
 template <class T, bool Log>
 void backward_inner(const T* g, const T* y, T* gx, Geom geo) {
   using M = opmath_t<T>;
+  using F = SoftmaxBackwardFn<Log>;
   parallel_for(geo.outer, grain_for(geo.n * geo.inner), [=](int64_t b, int64_t e) {
     std::vector<M> s(geo.inner);
     for (int64_t o = b; o < e; ++o) {
@@ -200,12 +214,12 @@ void backward_inner(const T* g, const T* y, T* gx, Geom geo) {
       for (int64_t j = 0; j < geo.n; ++j)
         for (int64_t i = 0; i < geo.inner; ++i) {
           int64_t k = base + j * geo.inner + i;
-          s[i] += row_term<M, Log>(static_cast<M>(g[k]), static_cast<M>(y[k]));
+          s[i] += F::row_term(static_cast<M>(g[k]), static_cast<M>(y[k]));
         }
       for (int64_t j = 0; j < geo.n; ++j)
         for (int64_t i = 0; i < geo.inner; ++i) {
           int64_t k = base + j * geo.inner + i;
-          gx[k] = static_cast<T>(grad_in<M, Log>(static_cast<M>(g[k]), static_cast<M>(y[k]), s[i]));
+          gx[k] = static_cast<T>(F::grad_in(static_cast<M>(g[k]), static_cast<M>(y[k]), s[i], FastExp{}));
         }
     }
   });
