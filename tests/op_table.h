@@ -38,7 +38,8 @@ struct OpRow {
 
 using enum MapDomain;
 
-/// The rows. Ranges keep gradcheck away from kinks and poles (abs at 0, log at 0, asin at +-1).
+/// The rows. Ranges keep gradcheck away from kinks and poles (abs at 0, log at 0, asin at +-1), and
+/// integer samples of a divisor away from 0 (the dtype sweep converts the sampled values).
 inline const std::vector<OpRow>& op_table() {
   static const std::vector<OpRow> rows = {
       // ---- unary math (core/ops/unary.cpp; formulas in core/ops/unary_math.h) ----
@@ -105,6 +106,60 @@ inline const std::vector<OpRow>& op_table() {
        [](const TensorList& x) { return x[0].clamp(-1, 1); }},
       {"clamp(Tensor min, Tensor max)", "clamp", "activation", kAll, true, true, 3, {{}, {-2, -0.5}, {0.5, 2}},
        [](const TensorList& x) { return x[0].clamp(std::optional<Tensor>(x[1]), std::optional<Tensor>(x[2])); }},
+      // ---- binary arithmetic (core/ops/binary.cpp; core/ops/binary_math.h) ----
+      {"add", "add", "binary", kAll, true, true, 2, {}, [](const TensorList& x) { return add(x[0], x[1], 2); }},
+      {"sub", "sub", "binary", kNumbers, true, true, 2, {}, [](const TensorList& x) { return sub(x[0], x[1]); }},
+      {"mul", "mul", "binary", kAll, true, true, 2, {}, [](const TensorList& x) { return mul(x[0], x[1]); }},
+      {"div", "div", "binary", kAll, true, true, 2, {{}, {0.5, 2}}, [](const TensorList& x) { return div(x[0], x[1]); }},
+      {"div(rounding_mode='floor')", "div", "binary", kNumbers, true, true, 2, {{}, {1, 3}},
+       [](const TensorList& x) { return div(x[0], x[1], "floor"); }},
+      {"div(rounding_mode='trunc')", "div", "binary", kNumbers, true, true, 2, {{}, {1, 3}},
+       [](const TensorList& x) { return div(x[0], x[1], "trunc"); }},
+      {"remainder", "remainder", "binary", kNumbers, true, true, 2, {{0.1, 0.9}, {1.5, 2}},
+       [](const TensorList& x) { return remainder(x[0], x[1]); }},
+      {"fmod", "fmod", "binary", kNumbers, true, true, 2, {{0.1, 0.9}, {1.5, 2}},
+       [](const TensorList& x) { return fmod(x[0], x[1]); }},
+      {"pow", "pow", "binary", kNumbers, true, true, 2, {{0.5, 2}, {-1, 1}},
+       [](const TensorList& x) { return pow(x[0], x[1]); }},
+      {"pow(Tensor, Scalar)", "pow", "binary", kAll, true, true, 1, {{0.5, 2}},
+       [](const TensorList& x) { return pow(x[0], 3); }},
+      {"atan2", "atan2", "binary", kAll, true, true, 2, {}, [](const TensorList& x) { return atan2(x[0], x[1]); }},
+      {"maximum", "maximum", "binary", kAll, true, true, 2, {}, [](const TensorList& x) { return maximum(x[0], x[1]); }},
+      {"minimum", "minimum", "binary", kAll, true, true, 2, {}, [](const TensorList& x) { return minimum(x[0], x[1]); }},
+      {"bitwise_and", "", "binary", kIntegral, true, false, 2, {},
+       [](const TensorList& x) { return bitwise_and(x[0], x[1]); }},
+      {"bitwise_or", "", "binary", kIntegral, true, false, 2, {},
+       [](const TensorList& x) { return bitwise_or(x[0], x[1]); }},
+      {"bitwise_xor", "", "binary", kIntegral, true, false, 2, {},
+       [](const TensorList& x) { return bitwise_xor(x[0], x[1]); }},
+      // ---- comparisons (core/ops/compare.cpp; core/ops/compare_math.h): no gradient ----
+      {"eq", "", "comparison", kAll, true, false, 2, {}, [](const TensorList& x) { return eq(x[0], x[1]); }},
+      {"ne", "", "comparison", kAll, true, false, 2, {}, [](const TensorList& x) { return ne(x[0], x[1]); }},
+      {"lt", "", "comparison", kAll, true, false, 2, {}, [](const TensorList& x) { return lt(x[0], x[1]); }},
+      {"le", "", "comparison", kAll, true, false, 2, {}, [](const TensorList& x) { return le(x[0], x[1]); }},
+      {"gt", "", "comparison", kAll, true, false, 2, {}, [](const TensorList& x) { return gt(x[0], x[1]); }},
+      {"ge", "", "comparison", kAll, true, false, 2, {}, [](const TensorList& x) { return ge(x[0], x[1]); }},
+      {"logical_and", "", "comparison", kAll, true, false, 2, {},
+       [](const TensorList& x) { return logical_and(x[0], x[1]); }},
+      {"logical_or", "", "comparison", kAll, true, false, 2, {},
+       [](const TensorList& x) { return logical_or(x[0], x[1]); }},
+      {"logical_xor", "", "comparison", kAll, true, false, 2, {},
+       [](const TensorList& x) { return logical_xor(x[0], x[1]); }},
+      {"isclose", "isclose", "comparison", kAll, true, false, 2, {},
+       [](const TensorList& x) { return isclose(x[0], x[1]); }},
+      // ---- ternary (core/ops/ternary.cpp; core/ops/ternary_math.h) ----
+      {"where", "where", "ternary", kAll, true, true, 3, {},
+       [](const TensorList& x) { return where(x[0].gt(0), x[1], x[2]); }},
+      {"masked_fill", "masked_fill", "ternary", kAll, true, true, 2, {},
+       [](const TensorList& x) { return masked_fill(x[0], x[1].gt(0), 1); }},
+      {"lerp", "lerp", "ternary", kFloating, true, true, 2, {},
+       [](const TensorList& x) { return lerp(x[0], x[1], 0.3); }},
+      {"lerp(Tensor weight)", "lerp", "ternary", kFloating, true, true, 3, {},
+       [](const TensorList& x) { return lerp(x[0], x[1], x[2]); }},
+      {"addcmul", "addcmul", "ternary", kNumbers, true, true, 3, {},
+       [](const TensorList& x) { return addcmul(x[0], x[1], x[2], 2); }},
+      {"addcdiv", "addcdiv", "ternary", kFloating, true, true, 3, {{}, {}, {0.5, 2}},
+       [](const TensorList& x) { return addcdiv(x[0], x[1], x[2], 2); }},
   };
   return rows;
 }
@@ -114,8 +169,6 @@ inline const std::vector<OpRow>& op_table() {
 /// and when an op name appears in core/ops/ that is in neither list: the list only shrinks.
 inline const std::vector<const char*>& ops_not_in_table_yet() {
   static const std::vector<const char*> names = {
-      // binary, comparison, ternary
-      "add", "sub", "mul", "div", "atan2", "isclose", "lerp", "masked_fill", "where",
       // linear algebra, convolution, recurrent
       "addmm", "baddbmm", "bmm", "dot", "mm", "mv", "convolution", "convolution_backward_weight", "_cudnn_rnn",
       "_cudnn_rnn_backward",
@@ -124,9 +177,11 @@ inline const std::vector<const char*>& ops_not_in_table_yet() {
       "stack", "to_copy", "unfold", "view",
       // indexing
       "embedding", "gather", "index", "index_add", "index_put", "index_select", "masked_select",
-      // reductions and scans
-      "cumprod", "cumsum", "logsumexp", "mean", "norm", "prod", "sum",
-      // normalization, pooling, losses
+      // reductions, scans and scatters
+      "cumprod", "cumsum", "logsumexp", "max", "mean", "min", "norm", "prod", "std", "sum", "var", "scatter",
+      "scatter_add", "tril", "triu",
+      // softmax, normalization, pooling, losses
+      "_softmax", "_log_softmax", "_softmax_backward_data", "_log_softmax_backward_data",
       "native_batch_norm", "max_pool2d_with_indices_backward", "binary_cross_entropy", "nll_loss",
       "nll_loss_backward"};
   return names;

@@ -11,8 +11,13 @@ using namespace ember::test;
 namespace {
 
 bool accepts(MapDomain d, ScalarType t) {
-  if (d == MapDomain::kAll) return true;
-  if (d == MapDomain::kNumbers) return t != kBool;
+  switch (d) {
+    case MapDomain::kAll: return true;
+    case MapDomain::kNumbers: return t != kBool;
+    case MapDomain::kIntegral: return !is_floating_point(t);
+    case MapDomain::kBool: return t == kBool;
+    case MapDomain::kFloating: break;
+  }
   return is_floating_point(t);
 }
 
