@@ -36,11 +36,11 @@ struct OpRow {
   Tensor (*fn)(const TensorList&);
 };
 
-using enum MapDomain;
 
 /// The rows. Ranges keep gradcheck away from kinks and poles (abs at 0, log at 0, asin at +-1), and
 /// integer samples of a divisor away from 0 (the dtype sweep converts the sampled values).
 inline const std::vector<OpRow>& op_table() {
+  using enum MapDomain;  // here only: its kBool would hide the dtype's elsewhere
   static const std::vector<OpRow> rows = {
       // ---- unary math (core/ops/unary.cpp; formulas in core/ops/unary_math.h) ----
       {"abs", "abs", "unary", kNumbers, true, true, 1, {{0.2, 2}}, [](const TensorList& x) { return x[0].abs(); }},
@@ -162,6 +162,18 @@ inline const std::vector<OpRow>& op_table() {
        [](const TensorList& x) { return addcdiv(x[0], x[1], x[2], 2); }},
   };
   return rows;
+}
+
+/// Whether dtype t is in domain d (the row's dtypes column).
+inline bool accepts(MapDomain d, ScalarType t) {
+  switch (d) {
+    case MapDomain::kAll: return true;
+    case MapDomain::kNumbers: return t != kBool;
+    case MapDomain::kIntegral: return !is_floating_point(t);
+    case MapDomain::kBool: return t == kBool;
+    case MapDomain::kFloating: break;
+  }
+  return is_floating_point(t);
 }
 
 /// The op names recorded in core/ops/ that have no row yet, each family waiting for its rows.

@@ -14,6 +14,7 @@
 #include "op_table.h"
 
 using namespace ember;
+using ember::test::accepts;
 using ember::test::check_grad;
 using ember::test::op_table;
 using ember::test::OpRow;
@@ -22,17 +23,6 @@ namespace {
 
 const std::vector<ScalarType> kEveryDtype = {kBool, kUInt8, kInt8, kInt16, kInt32, kInt64,
                                              kHalf, kBFloat16, kFloat, kDouble};
-
-bool accepts(MapDomain d, ScalarType t) {
-  switch (d) {
-    case MapDomain::kAll: return true;
-    case MapDomain::kNumbers: return t != kBool;
-    case MapDomain::kIntegral: return !is_floating_point(t);
-    case MapDomain::kBool: return t == kBool;
-    case MapDomain::kFloating: break;
-  }
-  return is_floating_point(t);
-}
 
 /// A float64 leaf of `shape` sampled from r, requiring grad.
 Tensor leaf(IntArrayRef shape, ember::test::Range r) { return ember::test::rand_leaf(shape, r.lo, r.hi); }

@@ -10,17 +10,6 @@ using namespace ember::test;
 
 namespace {
 
-bool accepts(MapDomain d, ScalarType t) {
-  switch (d) {
-    case MapDomain::kAll: return true;
-    case MapDomain::kNumbers: return t != kBool;
-    case MapDomain::kIntegral: return !is_floating_point(t);
-    case MapDomain::kBool: return t == kBool;
-    case MapDomain::kFloating: break;
-  }
-  return is_floating_point(t);
-}
-
 TensorList row_inputs(const OpRow& row, ScalarType t) {
   TensorList in;
   for (int i = 0; i < row.arity; ++i) in.push_back(make_input({5, 7}, t, row.in[i].lo, row.in[i].hi));
