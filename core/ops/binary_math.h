@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "ember/core/math.h"
+#include "ember/core/ops/int_math.h"
 #include "ember/core/ops/map_domain.h"
 #include "ember/core/ops/unary_math.h"
 
@@ -22,32 +23,11 @@ namespace ember {
 
 namespace binary_math {
 
-/// An integer compute type other than bool (bool arithmetic goes through int and back).
-template <class M>
-constexpr bool is_int_v = std::is_integral_v<M> && !std::is_same_v<M, bool>;
-
-/// The unsigned type integer arithmetic wraps in; at least 32 bits, since a uint16 product
-/// would promote to int and overflow.
-template <class M>
-using wrap_t = std::conditional_t<sizeof(M) <= 4, uint32_t, uint64_t>;
-
-template <class M>
-EMBER_HOST_DEVICE M wrap_add(M a, M b) {
-  return static_cast<M>(static_cast<wrap_t<M>>(a) + static_cast<wrap_t<M>>(b));
-}
-template <class M>
-EMBER_HOST_DEVICE M wrap_sub(M a, M b) {
-  return static_cast<M>(static_cast<wrap_t<M>>(a) - static_cast<wrap_t<M>>(b));
-}
-template <class M>
-EMBER_HOST_DEVICE M wrap_mul(M a, M b) {
-  return static_cast<M>(static_cast<wrap_t<M>>(a) * static_cast<wrap_t<M>>(b));
-}
-/// -a; the most negative value is its own negation (a / -1 would overflow there).
-template <class M>
-EMBER_HOST_DEVICE M wrap_neg(M a) {
-  return wrap_sub(M(0), a);
-}
+using int_math::is_int_v;
+using int_math::wrap_add;
+using int_math::wrap_mul;
+using int_math::wrap_neg;
+using int_math::wrap_sub;
 
 /// base^exp by squaring, wrapping on overflow as PyTorch's powi does; a negative exponent
 /// gives 1 for base 1, +-1 for base -1 and 0 otherwise (1 / base truncated).

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "ember/core/math.h"
+#include "ember/core/ops/int_math.h"
 #include "ember/core/ops/map_domain.h"
 
 namespace ember {
@@ -22,7 +23,8 @@ struct NegFn {
   static constexpr MapDomain kDomain = MapDomain::kNumbers;
   template <class M>
   EMBER_HOST_DEVICE M operator()(M v) const {
-    return static_cast<M>(-v);
+    if constexpr (std::is_integral_v<M>) return int_math::wrap_neg(v);
+    else return -v;
   }
 };
 
@@ -32,7 +34,7 @@ struct AbsFn {
   template <class M>
   EMBER_HOST_DEVICE M operator()(M v) const {
     if constexpr (std::is_unsigned_v<M>) return v;
-    else if constexpr (std::is_integral_v<M>) return static_cast<M>(v < 0 ? -v : v);
+    else if constexpr (std::is_integral_v<M>) return v < 0 ? int_math::wrap_neg(v) : v;
     else return math::fabs(v);
   }
 };
@@ -53,7 +55,8 @@ struct SquareFn {
   static constexpr MapDomain kDomain = MapDomain::kNumbers;
   template <class M>
   EMBER_HOST_DEVICE M operator()(M v) const {
-    return static_cast<M>(v * v);
+    if constexpr (std::is_integral_v<M>) return int_math::wrap_mul(v, v);
+    else return v * v;
   }
 };
 
