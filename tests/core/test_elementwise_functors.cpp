@@ -198,7 +198,9 @@ TEST_CASE("test_elementwise_functors: integer maps wrap at the ends of each type
   sweep_ints("floor", FloorFn{}, [](__int128 x) { return x; });
   sweep_ints("round", RoundFn{}, [](__int128 x) { return x; });
   sweep_ints("relu", ReluFn{}, [](__int128 x) { return x < 0 ? __int128{0} : x; });
-  sweep_ints("hardtanh(-3, 5)", HardtanhFn{-3, 5}, [](__int128 x) { return x < -3 ? __int128{-3} : x > 5 ? __int128{5} : x; });
+  // Bounds every integer type holds (a bound outside the type's range does not convert).
+  sweep_ints("hardtanh(2, 5)", HardtanhFn{2, 5}, [](__int128 x) { return x < 2 ? __int128{2} : x > 5 ? __int128{5} : x; });
+  CHECK(HardtanhFn{-3, 5}(int16_t{-300}) == -3);
   CHECK(NegFn{}(int8_t{-128}) == int8_t{-128});
   CHECK(AbsFn{}(int32_t{std::numeric_limits<int32_t>::min()}) == std::numeric_limits<int32_t>::min());
   CHECK(SignFn{}(true) == true);
