@@ -356,8 +356,14 @@ Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start_opt, std
   shape[dim] = len;
   int64_t stride = 0, skip = 0;
   if (!__builtin_mul_overflow(x.stride(dim), step, &stride)) strides[dim] = stride;
-  if (__builtin_mul_overflow(start, x.stride(dim), &skip)) skip = 0;  // start == n, an empty result
-  int64_t offset = x.storage_offset() + skip;
+  // start == n with a huge stride (an as_strided view) can put an empty result's offset, or
+  // that offset in bytes, past int64: nothing is ever read through it, so it keeps the input's
+  // offset instead (fuzz_ops found data_ptr()'s byte offset overflowing). For start < n the
+  // offset lies inside the input's own extent and is PyTorch's.
+  int64_t offset = 0, bytes = 0;
+  if (__builtin_mul_overflow(start, x.stride(dim), &skip) || __builtin_add_overflow(x.storage_offset(), skip, &offset) ||
+      __builtin_mul_overflow(offset, x.element_size(), &bytes))
+    offset = x.storage_offset();
   auto fn = [dim, start, end, step](const Tensor& g) { return g.slice(dim, start, end, step); };
   return run_view_op(RegionView{"slice", fn}, x, make_view(x, shape, strides, offset));
 }

@@ -260,6 +260,13 @@ TEST_CASE("test_views: narrow, slice, select") {
   check_close(x.slice(1, 1, std::nullopt, 2), {1, 3, 5, 7, 9, 11});
   check_close(x.slice(0, -2), {4, 5, 6, 7, 8, 9, 10, 11});
   check_close(x.slice(1, -100, 100, 3), {0, 3, 4, 7, 8, 11});  // clamped
+  CHECK(x.slice(0, 3).storage_offset() == 12);                    // empty, one past the end: PyTorch's offset
+  // An empty slice one past the end of a dim with a huge stride: its offset in bytes would
+  // overflow int64 (fuzz_ops, UBSan in data_ptr()); it keeps the input's.
+  Tensor huge = x.as_strided({1}, {int64_t{1} << 62}, 1).slice(0, 1, 2);
+  CHECK(huge.numel() == 0);
+  CHECK(huge.storage_offset() == 1);
+  (void)huge.data_ptr();
   CHECK(shape(x.slice(1, 3, 1)) == Shape{3, 0});
   CHECK(x.slice(1, 0, 4, 2).strides().vec() == Shape{4, 2});
   check_writes_through(x, x.slice(1, 0, 4, 2));
