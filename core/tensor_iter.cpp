@@ -48,7 +48,11 @@ TensorIter::TensorIter(const Tensor& out, const TensorList& inputs) {
       EMBER_CHECK(size == shape_[d] || size == 1, "The size of tensor a (", size,
                   ") must match the size of tensor b (", shape_[d], ") at non-singleton dimension ",
                   nd - 1 - d);
-      strides_[k][d] = size == 1 ? 0 : t.strides()[tnd - 1 - d] * es;
+      // A stride whose size in bytes overflows int64 can only belong to an empty tensor (a
+      // non-empty one's extent fits in memory; fuzz_ops built one with as_strided): it is never
+      // stepped along, so 0 serves, as for a size-1 dim.
+      int64_t bytes = 0;
+      strides_[k][d] = size == 1 || __builtin_mul_overflow(t.strides()[tnd - 1 - d], es, &bytes) ? 0 : bytes;
     }
     base_[k] = static_cast<char*>(t.data_ptr());
     operands_[k] = t;

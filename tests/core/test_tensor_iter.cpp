@@ -256,3 +256,12 @@ TEST_CASE("test_tensor_iter: contiguous same-shape fast path matches the general
                                              [](float x, int64_t y) { return static_cast<double>(x) * y; });
   check_close(d, {0, 2, 4});
 }
+
+TEST_CASE("test_tensor_iter: an empty operand whose stride in bytes overflows int64") {
+  // fuzz_ops built such a view with as_strided; UBSan saw the byte stride overflow. An empty
+  // tensor is never stepped along, so the iterator takes 0 for that stride.
+  Tensor x = zeros({4}).as_strided({2, 0}, {int64_t{1} << 61, 1});
+  CHECK(x.numel() == 0);
+  Tensor y = x.masked_fill(x.gt(0), 1);
+  CHECK(y.sizes().vec() == std::vector<int64_t>{2, 0});
+}
