@@ -36,8 +36,8 @@
 #include <vector>
 
 #include <ember/core/ops/attention.h>
-#include <ember/cuda/caching_allocator.h>
-#include <ember/cuda/event.h>
+#include <ember/cuda/runtime/caching_allocator.h>
+#include <ember/cuda/runtime/event.h>
 #include <ember/ember.h>
 
 namespace {

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "ember/core/error.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 
 namespace ember {
 

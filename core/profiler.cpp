@@ -26,8 +26,8 @@
 #include "ember/core/allocator.h"
 #include "ember/core/atomic_file.h"
 #include "ember/core/error.h"
-#include "ember/cuda/caching_allocator.h"
-#include "ember/cuda/event.h"
+#include "ember/cuda/runtime/caching_allocator.h"
+#include "ember/cuda/runtime/event.h"
 
 namespace ember::profiler {
 namespace detail {

@@ -9,7 +9,7 @@
 #include "ember/core/tensor.h"
 #include "ember/cuda/amp.h"
 #include "ember/cuda/amp_math.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/loops.cuh"
 #include "ember/cuda/multi_tensor.h"
 

@@ -40,7 +40,7 @@
 #include "ember/cuda/attention.h"
 #include "ember/cuda/attention_math.h"
 #include "ember/cuda/attention_plan.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/loops.cuh"
 
 namespace ember::cuda {

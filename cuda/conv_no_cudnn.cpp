@@ -1,9 +1,9 @@
 // cuda/conv.h in a CUDA build configured without cuDNN (-DEMBER_CUDNN=OFF; CMakeLists.txt
-// compiles this file instead of cuda/conv.cpp and cuda/cudnn_handle.cpp). ember's only CUDA
+// compiles this file instead of cuda/conv.cpp and cuda/runtime/cudnn_handle.cpp). ember's only CUDA
 // convolution is cuDNN's, so every call says how to get it.
 #include "ember/core/error.h"
 #include "ember/cuda/conv.h"
-#include "ember/cuda/versions.h"
+#include "ember/cuda/runtime/versions.h"
 
 namespace ember::cuda {
 namespace {

@@ -4,9 +4,9 @@
 #include "ember/core/op.h"
 #include "ember/core/ops/creation.h"
 #include "ember/cuda/copy.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/loops.cuh"
-#include "ember/cuda/pinned_allocator.h"
+#include "ember/cuda/runtime/pinned_allocator.h"
 
 namespace ember::cuda {
 namespace {

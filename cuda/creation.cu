@@ -3,7 +3,7 @@
 // two devices give the same bits.
 #include "ember/core/tensor.h"
 #include "ember/cuda/creation.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/loops.cuh"
 
 namespace ember::cuda {

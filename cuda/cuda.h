@@ -5,10 +5,10 @@
 #pragma once
 
 #include "ember/core/allocator.h"
-#include "ember/cuda/caching_allocator.h"
-#include "ember/cuda/device.h"
-#include "ember/cuda/event.h"
-#include "ember/cuda/stream.h"
+#include "ember/cuda/runtime/caching_allocator.h"
+#include "ember/cuda/runtime/device.h"
+#include "ember/cuda/runtime/event.h"
+#include "ember/cuda/runtime/stream.h"
 
 namespace ember::cuda {
 /// The CUDA caching allocator of a device.

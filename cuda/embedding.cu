@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "ember/cuda/binary_kernels.cuh"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/embedding.h"
 #include "ember/cuda/loops.cuh"
 

@@ -22,9 +22,9 @@
 #include "ember/core/backends.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/tensor.h"
-#include "ember/cuda/blas_handle.cuh"
-#include "ember/cuda/cuda_check.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/blas_handle.cuh"
+#include "ember/cuda/runtime/cuda_check.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/gemm_epilogue.h"
 #include "ember/cuda/gemm_layout.h"
 

@@ -92,7 +92,7 @@ inline uint32_t lt_alignment(uintptr_t address, int64_t ld_bytes) {
 
 /// The workspace a fused product may use, taken from the caching allocator for each call:
 /// what NVIDIA recommends for cuBLAS, 32 MiB on Hopper (compute capability 9) and later, 4 MiB
-/// before (the same as the cuBLAS handles' workspaces, cuda/blas_handle.cpp).
+/// before (the same as the cuBLAS handles' workspaces, cuda/runtime/blas_handle.cpp).
 inline size_t lt_workspace_bytes(int compute_capability_major) {
   return (compute_capability_major >= 9 ? size_t{32} : size_t{4}) << 20;
 }

@@ -3,7 +3,7 @@
 // size, so these kernels are instantiated per element size (1, 2, 4, 8 bytes), not per dtype.
 // The accumulating write lives in cuda/scatter.cu.
 #include "ember/core/tensor_iter.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/index.h"
 #include "ember/cuda/indexed.cuh"
 

@@ -31,7 +31,7 @@
 #include <utility>
 
 #include "ember/core/tensor_iter.h"
-#include "ember/cuda/cuda_check.h"
+#include "ember/cuda/runtime/cuda_check.h"
 
 namespace ember::cuda {
 

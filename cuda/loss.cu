@@ -10,7 +10,7 @@
 #include "ember/core/ops/loss.h"
 #include "ember/core/ops/loss_math.h"
 #include "ember/core/tensor_iter.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/loops.cuh"
 #include "ember/cuda/loss.h"
 #include "ember/cuda/loss_plan.h"

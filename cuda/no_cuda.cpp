@@ -10,13 +10,13 @@
 #include "ember/cuda/index.h"
 #include "ember/cuda/normalization.h"
 #include "ember/cuda/optim.h"
-#include "ember/cuda/pinned_allocator.h"
+#include "ember/cuda/runtime/pinned_allocator.h"
 #include "ember/cuda/random.h"
 #include "ember/cuda/reduce.h"
 #include "ember/cuda/softmax.h"
 #include "ember/cuda/tril.h"
 #include "ember/cuda/unary.h"
-#include "ember/cuda/versions.h"
+#include "ember/cuda/runtime/versions.h"
 
 namespace ember::cuda {
 namespace {

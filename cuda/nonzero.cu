@@ -9,7 +9,7 @@
 #include <cub/device/device_select.cuh>
 
 #include "ember/core/tensor_iter.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/index.h"
 #include "ember/cuda/indexed.cuh"
 

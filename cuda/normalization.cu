@@ -17,7 +17,7 @@
 #include "ember/core/cpu/normalization.h"
 #include "ember/core/cpu/normalization_math.h"
 #include "ember/core/tensor.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/loops.cuh"
 #include "ember/cuda/norm_plan.h"
 #include "ember/cuda/normalization.h"

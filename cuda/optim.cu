@@ -14,7 +14,7 @@
 
 #include "ember/core/ops/optim_math.h"
 #include "ember/core/tensor.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/loops.cuh"
 #include "ember/cuda/multi_tensor.h"
 #include "ember/cuda/optim.h"

@@ -9,7 +9,7 @@
 
 #include "ember/core/ops/separable_map.h"
 #include "ember/cuda/axis_tables.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/loops.cuh"
 #include "ember/cuda/pooling.h"
 #include "ember/cuda/separable_map.h"

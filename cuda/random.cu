@@ -3,7 +3,7 @@
 // it, so results do not depend on the launch configuration and match the CPU's.
 #include "ember/core/philox.h"
 #include "ember/core/tensor.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/loops.cuh"
 #include "ember/cuda/random.h"
 

@@ -2,7 +2,7 @@
 // reductions (sum, prod, mean, all, any). The machinery is in cuda/reduce.cuh; var/std,
 // logsumexp and norm are in reduce_stats.cu, max/min/arg* in minmax.cu.
 #include "ember/core/tensor.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/reduce.cuh"
 #include "ember/cuda/reduce.h"
 

@@ -23,7 +23,7 @@
 
 #include "ember/core/ops/creation.h"
 #include "ember/core/tensor.h"
-#include "ember/cuda/cuda_check.h"
+#include "ember/cuda/runtime/cuda_check.h"
 #include "ember/cuda/loops.cuh"
 #include "ember/cuda/reduce_plan.h"
 

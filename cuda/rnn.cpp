@@ -17,9 +17,9 @@
 
 #include "ember/core/backends.h"
 #include "ember/core/ops/creation.h"
-#include "ember/cuda/cuda_check.h"
-#include "ember/cuda/cudnn_handle.cuh"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/cuda_check.h"
+#include "ember/cuda/runtime/cudnn_handle.cuh"
+#include "ember/cuda/runtime/device.h"
 
 namespace ember::cuda {
 namespace {

@@ -4,7 +4,7 @@
 // a second turns each line's totals into exclusive prefixes in run order, and the last pass
 // scans each run starting from its prefix. Neighbouring threads take neighbouring lines
 // (inner) or runs, and everything accumulates in acc_t (double, int64) like the CPU.
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/loops.cuh"
 #include "ember/cuda/reduce.cuh"
 #include "ember/cuda/reduce.h"

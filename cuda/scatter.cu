@@ -18,7 +18,7 @@
 #include <bit>
 
 #include "ember/core/tensor_iter.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/index.h"
 #include "ember/cuda/indexed.cuh"
 

@@ -15,7 +15,7 @@
 #include "ember/core/math.h"
 #include "ember/core/ops/softmax_math.h"
 #include "ember/core/tensor.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/loops.cuh"
 #include "ember/cuda/row_reduce.cuh"
 #include "ember/cuda/softmax.h"

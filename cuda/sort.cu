@@ -9,7 +9,7 @@
 #include <cub/device/device_segmented_sort.cuh>
 
 #include "ember/cuda/copy.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/loops.cuh"
 #include "ember/cuda/reduce.cuh"
 #include "ember/cuda/reduce.h"

@@ -2,7 +2,7 @@
 // writes a zero when the element lies outside the kept triangle. Zero has the same bits in every
 // dtype, so the kernel is instantiated per element size, not per dtype.
 #include "ember/core/tensor.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/loops.cuh"
 #include "ember/cuda/tril.h"
 

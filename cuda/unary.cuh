@@ -5,7 +5,7 @@
 
 #include "ember/core/ops/map_domain.h"
 #include "ember/core/tensor.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/loops.cuh"
 #include "ember/cuda/unary.h"
 

@@ -26,7 +26,6 @@
 #include <utility>
 #include <vector>
 
-#include "ember/autograd/grad_mode.h"
 #include "ember/core/tensor.h"
 #include "ember/data/dataloader_options.h"
 #include "ember/data/random.h"
@@ -333,7 +332,6 @@ class DataLoader : public DataLoaderBase<typename Dataset::BatchType> {
     clear_failed_sample_index();
     try {
       LoaderSeedGuard seed_guard(this->seed(), epoch);
-      NoGradGuard no_grad;
       Result r{ds.get_batch(indices), {}};
       if (this->pin_memory_) detail::pin_batch(*r.batch);  // on the worker, off the consumer's path
       return r;

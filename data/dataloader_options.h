@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "ember/data/samplers/base.h"
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 
 namespace ember::data {
 

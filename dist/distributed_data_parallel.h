@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "ember/dist/distributed.h"
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 #include "ember/nn/module.h"
 #include "ember/nn/module_holder.h"
 

@@ -39,11 +39,11 @@
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/ops/creation.h"
-#include "ember/cuda/caching_allocator.h"
-#include "ember/cuda/cuda_check.h"
-#include "ember/cuda/device.h"
-#include "ember/cuda/event.h"
-#include "ember/cuda/stream.h"
+#include "ember/cuda/runtime/caching_allocator.h"
+#include "ember/cuda/runtime/cuda_check.h"
+#include "ember/cuda/runtime/device.h"
+#include "ember/cuda/runtime/event.h"
+#include "ember/cuda/runtime/stream.h"
 #include "ember/dist/nccl_plan.h"
 
 namespace ember::dist {

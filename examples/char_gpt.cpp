@@ -42,7 +42,6 @@
 #include <unistd.h>
 
 #include <ember/ember.h>
-#include <ember/tools/tensorboard/summary_writer.h>
 
 #include "char_gpt_model.h"
 

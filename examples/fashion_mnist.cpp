@@ -46,7 +46,6 @@
 #include <vector>
 
 #include <ember/ember.h>
-#include <ember/tools/tensorboard/summary_writer.h>
 
 #include "data_parallel.h"
 #include "oom_retry.h"

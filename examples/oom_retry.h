@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "ember/core/out_of_memory_error.h"
+#include <ember/ember.h>
 
 namespace trainer {
 

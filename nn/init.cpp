@@ -9,6 +9,7 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/creation.h"
+#include "ember/core/ops/random.h"
 
 namespace ember {
 namespace nn {

@@ -2,7 +2,7 @@
 // gradients, with lr decay, updating exactly as PyTorch's single-tensor (dense) Adagrad.
 #pragma once
 
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 #include "ember/optim/optimizer.h"
 
 namespace ember::optim {

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 #include "ember/optim/optimizer.h"
 
 namespace ember::optim {

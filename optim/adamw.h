@@ -4,7 +4,7 @@
 
 #include <tuple>
 
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 #include "ember/optim/adam.h"
 
 namespace ember::optim {

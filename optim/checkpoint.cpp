@@ -10,7 +10,7 @@
 #include "ember/core/generator.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/serialize.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/optim/grad_scaler.h"
 
 namespace ember::optim {

@@ -15,7 +15,7 @@
 
 #include "ember/core/ordered_dict.h"
 #include "ember/core/tensor.h"
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 #include "ember/nn/module.h"
 #include "ember/optim/optimizer.h"
 

@@ -13,7 +13,7 @@
 #include "ember/core/tensor_iter.h"
 #include "ember/cuda/amp.h"
 #include "ember/cuda/amp_math.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 
 namespace ember::amp {
 namespace {

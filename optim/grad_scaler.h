@@ -25,7 +25,7 @@
 #include "ember/core/device.h"
 #include "ember/core/ordered_dict.h"
 #include "ember/core/tensor.h"
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 #include "ember/optim/optimizer.h"
 
 namespace ember::amp {

@@ -2,7 +2,7 @@
 // and with momentum, updating exactly as PyTorch's single-tensor RMSprop.
 #pragma once
 
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 #include "ember/optim/optimizer.h"
 
 namespace ember::optim {

@@ -2,7 +2,7 @@
 // updating exactly as PyTorch's single-tensor torch.optim.SGD.
 #pragma once
 
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 #include "ember/optim/optimizer.h"
 
 namespace ember::optim {

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "ember/core/autocast.h"
+#include "ember/core/ops/activation.h"
 #include "ember/core/ops/activation_math.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/unary_internal.h"

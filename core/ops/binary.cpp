@@ -7,6 +7,8 @@
 
 #include "ember/core/autocast.h"
 #include "ember/core/ops/binary_internal.h"
+#include "ember/core/ops/compare.h"
+#include "ember/core/ops/ternary.h"
 #include "ember/core/ops/unary.h"
 #include "ember/core/ops/unary_internal.h"
 #include "ember/cuda/binary.h"

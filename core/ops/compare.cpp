@@ -4,6 +4,7 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/binary_internal.h"
+#include "ember/core/ops/compare.h"
 #include "ember/core/ops/compare_math.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/cuda/binary.h"

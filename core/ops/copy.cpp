@@ -1,5 +1,6 @@
 // Copying and conversion: copy_ (with dtype cast and broadcasting), to(dtype/device), clone,
-// contiguous, fill_, zero_, item. copy_ is the op every other conversion goes through.
+// contiguous, fill_, zero_, item, pin_memory. copy_ is the op every other conversion goes
+// through.
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -7,10 +8,13 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/cpu/loops.h"
 #include "ember/core/op.h"
+#include "ember/core/ops/copy.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/shape.h"
 #include "ember/cuda/copy.h"
+#include "ember/cuda/runtime/device.h"
+#include "ember/cuda/runtime/pinned_allocator.h"
 
 namespace ember {
 namespace cpu {
@@ -214,6 +218,28 @@ Scalar Tensor::item() const {
     else if constexpr (std::is_integral_v<T>) return Scalar(static_cast<int64_t>(v));
     else return Scalar(static_cast<double>(static_cast<opmath_t<T>>(v)));
   });
+}
+
+// ---- pin_memory / is_pinned ----------------------------------------------------------------
+// CPU tensors in page-locked memory, which CUDA copies can read and write asynchronously on a
+// stream (Tensor::to(kCUDA, /*non_blocking=*/true)). The memory comes from the pinned caching
+// allocator (cuda/runtime/pinned_allocator.h).
+bool Tensor::is_pinned(std::optional<Device>) const {
+  return is_cpu() && cuda::is_pinned_ptr(impl_->storage()->data());
+}
+
+Tensor Tensor::pin_memory(std::optional<Device>) const {
+  // libtorch's Tensor::toString() names the type, e.g. "CUDAFloatType".
+  EMBER_CHECK(is_cpu(), "cannot pin '", device().is_cuda() ? "CUDA" : "", scalar_type_name(dtype()),
+              "Type' only dense CPU tensors can be pinned");
+  if (is_pinned()) return *this;
+  EMBER_CHECK(cuda::is_available(), "Cannot access accelerator device when none is available.");
+  // Row-major (PyTorch keeps a dense tensor's strides; the values are the same).
+  auto storage = Storage::make(nbytes(), cuda::pinned_allocator());
+  Tensor out(
+      intrusive_ptr<TensorImpl>::make(std::move(storage), dtype(), sizes(), contiguous_strides(sizes()), 0));
+  out.copy_(*this);  // records the copy for autograd when this tensor requires grad
+  return out;
 }
 
 }  // namespace ember

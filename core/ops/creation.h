@@ -1,5 +1,5 @@
-// Creation ops: empty/zeros/ones/full/arange/linspace/eye, random tensors, tensor(...) from
-// C++ data, from_blob, the *_like forms, and conversion (to, clone, copy_).
+// Creation ops: empty/zeros/ones/full/arange/linspace/eye, tensor(...) from C++ data,
+// from_blob and the *_like forms (random tensors: random.h; clone: copy.h).
 #pragma once
 
 #include <functional>
@@ -24,25 +24,11 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOpt
 Tensor eye(int64_t n, TensorOptions options = {});
 Tensor eye(int64_t n, int64_t m, TensorOptions options = {});
 
-// Random (seeded by manual_seed; see core/generator.h).
-Tensor rand(IntArrayRef size, TensorOptions options = {});
-Tensor randn(IntArrayRef size, TensorOptions options = {});
-Tensor randint(int64_t high, IntArrayRef size, TensorOptions options = kLong);
-Tensor randint(int64_t low, int64_t high, IntArrayRef size, TensorOptions options = kLong);
-Tensor randperm(int64_t n, TensorOptions options = kLong);
-/// Draws 0/1 with probability p per element (p a tensor of probabilities, or a number).
-Tensor bernoulli(const Tensor& p);
-Tensor bernoulli(const Tensor& self, double p);
-Tensor normal(double mean, double std, IntArrayRef size, TensorOptions options = {});
-
 // The *_like forms take dtype and device from `t` unless options say otherwise.
 Tensor empty_like(const Tensor& t, TensorOptions options = {});
 Tensor zeros_like(const Tensor& t, TensorOptions options = {});
 Tensor ones_like(const Tensor& t, TensorOptions options = {});
 Tensor full_like(const Tensor& t, const Scalar& fill_value, TensorOptions options = {});
-Tensor rand_like(const Tensor& t, TensorOptions options = {});
-Tensor randn_like(const Tensor& t, TensorOptions options = {});
-Tensor randint_like(const Tensor& t, int64_t low, int64_t high, TensorOptions options = {});
 
 /// Wraps existing memory without copying; the caller keeps it alive (or passes a deleter).
 Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options = {});
@@ -98,8 +84,5 @@ class TensorDataContainer {
 /// tensor({1., 2.}), tensor({{1, 2}, {3, 4}}, kFloat64), tensor(std::vector<float>{...}).
 /// Integers give int64 and floating values the default dtype unless options say otherwise.
 Tensor tensor(const TensorDataContainer& data, TensorOptions options = {});
-
-/// A copy of `t` with its own storage (differentiable).
-Tensor clone(const Tensor& t);
 
 }  // namespace ember

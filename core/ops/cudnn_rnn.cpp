@@ -13,7 +13,7 @@
 #include "ember/core/backends.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/shape.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/cuda/rnn.h"
 
 namespace ember {

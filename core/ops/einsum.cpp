@@ -8,6 +8,7 @@
 #include <deque>
 #include <string>
 
+#include "ember/core/ops/einsum.h"
 #include "ember/core/ops/linalg.h"
 #include "ember/core/ops/shape.h"
 

@@ -14,6 +14,7 @@
 #include "ember/core/ops/index.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/shape.h"
+#include "ember/core/ops/ternary.h"
 #include "ember/core/shape.h"
 #include "ember/core/tensor_iter.h"
 #include "ember/cuda/embedding.h"

@@ -1,5 +1,5 @@
 // Indexing: x.index({Slice(), 0, None, Ellipsis, mask, idx}) and index_put_ with libtorch's
-// TensorIndex, and the gather/scatter family, masked_select, nonzero.
+// TensorIndex, index_select, masked_select, nonzero (gather/scatter: scatter.h).
 #pragma once
 
 #include <optional>
@@ -72,11 +72,6 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
 Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& value,
                  bool accumulate = false);
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
-Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
-Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
-Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
-Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
-Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha = 1);
 Tensor masked_select(const Tensor& self, const Tensor& mask);
 Tensor nonzero(const Tensor& self);
 

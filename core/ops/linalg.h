@@ -1,5 +1,5 @@
 // Linear algebra: matmul with all of PyTorch's shape rules, mm, bmm, addmm, baddbmm, mv, dot,
-// outer, einsum. Every product goes through one internal GEMM (core/cpu/gemm.h).
+// outer (einsum: einsum.h). Every product goes through one internal GEMM (core/cpu/gemm.h).
 #pragma once
 
 #include <string_view>
@@ -17,6 +17,5 @@ Tensor mv(const Tensor& m, const Tensor& v);
 Tensor dot(const Tensor& a, const Tensor& b);
 Tensor outer(const Tensor& a, const Tensor& b);
 Tensor ger(const Tensor& a, const Tensor& b);
-Tensor einsum(std::string_view equation, const TensorList& tensors);
 
 }  // namespace ember

@@ -20,6 +20,8 @@
 #include "ember/core/ops/softmax.h"
 #include "ember/core/ops/unary.h"
 #include "ember/core/cpu/loops.h"
+#include "ember/core/ops/compare.h"
+#include "ember/core/ops/ternary.h"
 #include "ember/core/shape.h"
 #include "ember/core/tensor_iter.h"
 #include "ember/core/type_promotion.h"

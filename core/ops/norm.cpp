@@ -6,9 +6,12 @@
 #include "ember/core/cpu/reduce.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/binary.h"
+#include "ember/core/ops/compare.h"
+#include "ember/core/ops/norm.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/reduce_common.h"
 #include "ember/core/ops/reduce_math.h"
+#include "ember/core/ops/ternary.h"
 #include "ember/core/ops/unary.h"
 #include "ember/cuda/reduce.h"
 

@@ -16,8 +16,10 @@
 #include "ember/core/dtype.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/index.h"
+#include "ember/core/ops/scatter.h"
 #include "ember/core/ops/separable_map.h"
 #include "ember/core/ops/shape.h"
+#include "ember/core/ops/views.h"
 #include "ember/core/tensor_iter.h"
 #include "ember/cuda/pooling.h"
 

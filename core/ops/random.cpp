@@ -13,6 +13,7 @@
 #include "ember/core/generator.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/creation.h"
+#include "ember/core/ops/random.h"
 #include "ember/core/shape.h"
 #include "ember/core/tensor_iter.h"
 #include "ember/core/type_promotion.h"

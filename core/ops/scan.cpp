@@ -7,8 +7,10 @@
 #include "ember/core/cpu/reduce.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/binary.h"
+#include "ember/core/ops/compare.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/reduce.h"
+#include "ember/core/ops/scan.h"
 #include "ember/core/ops/shape.h"
 #include "ember/cuda/reduce.h"
 

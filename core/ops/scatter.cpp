@@ -7,6 +7,7 @@
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/index.h"
 #include "ember/core/ops/index_common.h"
+#include "ember/core/ops/scatter.h"
 #include "ember/core/ops/shape.h"
 #include "ember/core/shape.h"
 

@@ -9,6 +9,7 @@
 #include "ember/core/op.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/reduce_common.h"
+#include "ember/core/ops/sort.h"
 #include "ember/cuda/reduce.h"
 
 namespace ember {

@@ -6,6 +6,7 @@
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/binary_internal.h"
 #include "ember/core/ops/reduce.h"
+#include "ember/core/ops/ternary.h"
 #include "ember/core/ops/ternary_math.h"
 #include "ember/cuda/binary.h"
 

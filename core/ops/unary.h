@@ -1,9 +1,9 @@
-// Unary elementwise ops and activations: exp, log, sin, relu, gelu, clamp, ... Each op's
-// struct in unary.cpp holds its formula, CPU kernel and backward together.
+// Unary elementwise math: neg, abs, exp, log, sin, sqrt, erf, floor, round, isnan, ... Each
+// op's struct in unary.cpp holds its formula (unary_math.h), CPU kernel and backward together.
+// Activations and clamps are in activation.h.
 #pragma once
 
 #include <optional>
-#include <string_view>
 
 #include "ember/core/tensor.h"
 
@@ -34,7 +34,6 @@ Tensor sinh(const Tensor& x);
 Tensor cosh(const Tensor& x);
 Tensor tanh(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
-Tensor relu(const Tensor& x);
 Tensor erf(const Tensor& x);
 Tensor erfc(const Tensor& x);
 Tensor floor(const Tensor& x);
@@ -48,23 +47,6 @@ Tensor isnan(const Tensor& x);
 Tensor isinf(const Tensor& x);
 Tensor isfinite(const Tensor& x);
 
-Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope = 0.01);
-Tensor& leaky_relu_(Tensor& x, const Scalar& negative_slope = 0.01);
-Tensor elu(const Tensor& x, const Scalar& alpha = 1, const Scalar& scale = 1, const Scalar& input_scale = 1);
-Tensor selu(const Tensor& x);
-/// approximate: "none" (exact, with erf) or "tanh".
-Tensor gelu(const Tensor& x, std::string_view approximate = "none");
-Tensor silu(const Tensor& x);
-Tensor mish(const Tensor& x);
-Tensor softplus(const Tensor& x, const Scalar& beta = 1, const Scalar& threshold = 20);
-Tensor hardtanh(const Tensor& x, const Scalar& min_val = -1, const Scalar& max_val = 1);
-Tensor relu6(const Tensor& x);
-
-Tensor clamp(const Tensor& x, const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
-Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max = std::nullopt);
-Tensor clip(const Tensor& x, const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt);
-Tensor clamp_min(const Tensor& x, const Scalar& min);
-Tensor clamp_max(const Tensor& x, const Scalar& max);
 Tensor nan_to_num(const Tensor& x, std::optional<double> nan = std::nullopt,
                   std::optional<double> posinf = std::nullopt, std::optional<double> neginf = std::nullopt);
 

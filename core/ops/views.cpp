@@ -10,6 +10,7 @@
 #include "ember/core/ops/index.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/shape.h"
+#include "ember/core/ops/views.h"
 #include "ember/core/shape.h"
 
 namespace ember {

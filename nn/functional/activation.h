@@ -2,6 +2,7 @@
 // F::sigmoid, F::tanh): thin wrappers over the core ops taking libtorch's option structs.
 #pragma once
 
+#include "ember/core/ops/activation.h"
 #include "ember/core/ops/unary.h"
 #include "ember/core/tensor.h"
 #include "ember/nn/options/activation.h"

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "ember/core/error.h"
+#include "ember/core/ops/activation.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/shape.h"
 #include "ember/core/ops/unary.h"

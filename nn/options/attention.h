@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "ember/core/tensor.h"
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 
 namespace ember {
 namespace nn {

@@ -9,7 +9,7 @@
 #include <variant>
 
 #include "ember/core/tensor.h"
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 #include "ember/nn/enums.h"
 
 namespace ember {

@@ -3,7 +3,7 @@
 // .p(0.5).training(true) for functions.
 #pragma once
 
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 
 namespace ember {
 namespace nn {

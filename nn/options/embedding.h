@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "ember/core/tensor.h"
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 
 namespace ember {
 namespace nn {

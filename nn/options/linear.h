@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 
 namespace ember {
 namespace nn {

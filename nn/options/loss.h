@@ -8,7 +8,7 @@
 
 #include "ember/core/ops/loss.h"
 #include "ember/core/tensor.h"
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 #include "ember/nn/enums.h"
 
 namespace ember {

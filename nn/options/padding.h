@@ -6,7 +6,7 @@
 #include <variant>
 #include <vector>
 
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 #include "ember/nn/enums.h"
 
 namespace ember {

@@ -9,7 +9,7 @@
 #include <ostream>
 #include <vector>
 
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 
 namespace ember {
 namespace nn {

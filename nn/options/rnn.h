@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <variant>
 
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 #include "ember/nn/enums.h"
 
 namespace ember {

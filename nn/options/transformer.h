@@ -13,7 +13,7 @@
 
 #include "ember/core/error.h"
 #include "ember/core/tensor.h"
-#include "ember/nn/arg.h"
+#include "ember/core/arg.h"
 #include "ember/nn/enums.h"
 #include "ember/nn/modules/container.h"
 

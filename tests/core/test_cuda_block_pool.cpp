@@ -1,4 +1,4 @@
-// The CUDA caching allocators' bookkeeping (cuda/block_pool.h) on the CPU, through a fake
+// The CUDA caching allocators' bookkeeping (cuda/runtime/block_pool.h) on the CPU, through a fake
 // device: size rounding, reuse, splitting and merging, small vs large pools, stream-ordered
 // reuse and record_stream, statistics, empty_cache, the out-of-memory retry and message, and
 // the pinned host pool. Runs in every build; no GPU involved.
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ember/core/error.h"
-#include "ember/cuda/block_pool.h"
+#include "ember/cuda/runtime/block_pool.h"
 
 using namespace ember;
 using namespace ember::cuda;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ember/cuda/block_pool.h"
+#include "ember/cuda/runtime/block_pool.h"
 #include "ember/cuda/conv_plan.h"
 #include "ember/ember.h"
 #include "op_check.h"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ember/core/cpu/normalization_math.h"
+#include "ember/core/ops/random.h"
 
 using namespace ember::cpu;
 

@@ -13,7 +13,7 @@
 #include <functional>
 #include <string>
 
-#include "ember/cuda/versions.h"
+#include "ember/cuda/runtime/versions.h"
 #include "ember/ember.h"
 #ifdef EMBER_PROBE_WITH_DIST
 #include "ember/dist/process_group_nccl.h"

@@ -15,7 +15,7 @@
 #include "cuda/attention_ref.h"
 #include "cuda/parity.h"
 #include "ember/cuda/attention.h"
-#include "ember/cuda/stream.h"
+#include "ember/cuda/runtime/stream.h"
 
 using namespace ember;
 using namespace ember::test;

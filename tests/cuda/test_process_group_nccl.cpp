@@ -16,7 +16,7 @@
 #include <string>
 
 #include "cuda/parity.h"
-#include "ember/cuda/stream.h"
+#include "ember/cuda/runtime/stream.h"
 #include "ember/dist/distributed.h"
 #include "ember/dist/file_store.h"
 #include "ember/dist/process_group_nccl.h"

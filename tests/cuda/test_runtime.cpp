@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "cuda/parity.h"
-#include "ember/cuda/pinned_allocator.h"
+#include "ember/cuda/runtime/pinned_allocator.h"
 #include "ember/data/dataloader.h"
 #include "ember/data/datasets/tensor.h"
 #include "ember/data/transforms/stack.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/dist/distributed.h"
 #include "ember/dist/file_store.h"
 #include "ember/dist/nccl_plan.h"

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ember/core/error.h"
+#include "ember/core/ops/views.h"
 #include "ember/dist/dist.h"
 
 #include <doctest/doctest.h>

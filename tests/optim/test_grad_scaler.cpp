@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "ember/cuda/amp_math.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/nn/modules/linear.h"
 #include "ember/nn/utils.h"
 #include "ember/optim/adam.h"

@@ -4,7 +4,7 @@
 // trainer's words, later steps keep the smaller size, other errors pass through untouched,
 // and running out at batch size 1 stops with a clear error. Also: the pieces a batch is cut
 // into, ember::OutOfMemoryError's place in the error hierarchy, and that the CUDA caching
-// allocator's bookkeeping (cuda/block_pool.h, driven by a full fake device) raises it.
+// allocator's bookkeeping (cuda/runtime/block_pool.h, driven by a full fake device) raises it.
 #include <doctest/doctest.h>
 
 #include <sstream>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "ember/core/out_of_memory_error.h"
-#include "ember/cuda/block_pool.h"
+#include "ember/cuda/runtime/block_pool.h"
 #include "ember/examples/oom_retry.h"
 
 namespace {

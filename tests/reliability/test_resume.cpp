@@ -17,7 +17,7 @@
 
 #include "ember/core/generator.h"
 #include "ember/core/serialize.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/device.h"
 #include "ember/data/dataloader.h"
 #include "ember/data/datasets/base.h"
 #include "ember/data/transforms/stack.h"

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include "ember/core/ops/views.h"
 
 namespace {
 

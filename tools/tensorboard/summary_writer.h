@@ -2,7 +2,7 @@
 // torch.utils.tensorboard.SummaryWriter writes them (same directory layout, file names, record
 // contents and defaults), so `tensorboard --logdir runs` shows them.
 //
-//   #include <ember/tools/tensorboard/summary_writer.h>
+//   #include <ember/ember.h>  // includes this header
 //   ember::tensorboard::SummaryWriter writer("runs/exp1");  // or SummaryWriter(): runs/<date>_<host>
 //   for (int64_t step = 0; step < steps; ++step) {
 //     writer.add_scalar("loss/train", loss.item<double>(), step);

@@ -36,7 +36,7 @@ void check_launch(const char* launcher, const char* file, int line);
 namespace ember::cuda {
 /// Raises the error of the kernel launch just made, if any (bad configuration, no image); with
 /// EMBER_CUDA_SYNC_CHECK=1, also a fault of the kernel itself, pinned to this launch (Note
-/// [Pinning a fault to its kernel] in cuda/cuda_check.cpp).
+/// [Pinning a fault to its kernel] in cuda/runtime/cuda_check.cpp).
 #define EMBER_CUDA_CHECK_LAUNCH() ::ember::cuda::detail::check_launch(__PRETTY_FUNCTION__, __FILE__, __LINE__)
 
 /// The calling thread's current stream on the current device, as cudaStream_t.

@@ -1,6 +1,6 @@
 // The check after every kernel launch, and EMBER_CUDA_SYNC_CHECK=1, the mode that pins a
 // kernel fault to the launch that caused it.
-#include "ember/cuda/cuda_check.h"
+#include "ember/cuda/runtime/cuda_check.h"
 
 #include <cstdlib>
 #include <cstring>

@@ -1,7 +1,7 @@
 // BlockPool and HostBlockPool: the caching allocators' bookkeeping (see block_pool.h and
 // Note [Stream-ordered reuse] there). Plain C++, compiled in every build; the tests exercise
 // it through a fake MemoryBackend.
-#include "ember/cuda/block_pool.h"
+#include "ember/cuda/runtime/block_pool.h"
 
 #include <algorithm>
 #include <bit>

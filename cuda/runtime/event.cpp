@@ -1,8 +1,8 @@
-// CUDAEvent (cuda/event.h) on the CUDA runtime.
-#include "ember/cuda/event.h"
+// CUDAEvent (cuda/runtime/event.h) on the CUDA runtime.
+#include "ember/cuda/runtime/event.h"
 
-#include "ember/cuda/cuda_check.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/cuda_check.h"
+#include "ember/cuda/runtime/device.h"
 
 namespace ember::cuda {
 

@@ -1,13 +1,13 @@
 // Pinned (page-locked) host memory: the caching allocator behind Tensor::pin_memory(), and
 // what cuda/copy.cu asks so that host<->device copies from and to pinned memory can run
 // asynchronously on a stream (non_blocking=true) without the block being reused too early.
-// Plain C++; defined in cuda/pinned_allocator.cpp (cuda/no_cuda.cpp without CUDA).
+// Plain C++; defined in cuda/runtime/pinned_allocator.cpp (cuda/no_cuda.cpp without CUDA).
 #pragma once
 
 #include <cstddef>
 
 #include "ember/core/allocator.h"
-#include "ember/cuda/stream.h"
+#include "ember/cuda/runtime/stream.h"
 
 namespace ember::cuda {
 

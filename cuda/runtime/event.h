@@ -6,7 +6,7 @@
 
 #include <utility>
 
-#include "ember/cuda/stream.h"
+#include "ember/cuda/runtime/stream.h"
 
 struct CUevent_st;  // the CUDA runtime's event object (cudaEvent_t is CUevent_st*)
 

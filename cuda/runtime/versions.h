@@ -23,7 +23,7 @@ InfoList runtime_info(int device = 0);
 // The parts of the two lists above that live elsewhere. (Not in a namespace `detail`: inside
 // ember::cuda that name would hide ember::detail from the code that includes this header.)
 
-/// cuDNN's compile-time and loaded versions (cuda/cudnn_handle.cpp), "not built" without it.
+/// cuDNN's compile-time and loaded versions (cuda/runtime/cudnn_handle.cpp), "not built" without it.
 std::string cudnn_built_version();
 std::string cudnn_loaded_version();
 /// The files of the libraries named `stem` (libcublas, libcudnn, ...) mapped into this

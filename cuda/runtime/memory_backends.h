@@ -1,11 +1,11 @@
-// The CUDA runtime under the caching allocators' pools (cuda/block_pool.h): device memory from
+// The CUDA runtime under the caching allocators' pools (cuda/runtime/block_pool.h): device memory from
 // cudaMalloc, pinned host memory from cudaHostAlloc, and the events both use to learn when a
 // stream has finished with a block. Internal to cuda/; defined in memory_backends.cpp.
 #pragma once
 
 #include <vector>
 
-#include "ember/cuda/block_pool.h"
+#include "ember/cuda/runtime/block_pool.h"
 
 namespace ember::cuda {
 

@@ -1,16 +1,16 @@
-// The pinned host allocator (cuda/pinned_allocator.h): a HostBlockPool (cuda/block_pool.h)
+// The pinned host allocator (cuda/runtime/pinned_allocator.h): a HostBlockPool (cuda/runtime/block_pool.h)
 // over cudaHostAlloc. Like the device allocator, it honours EMBER_NO_ALLOCATOR_CACHE=1.
-#include "ember/cuda/pinned_allocator.h"
+#include "ember/cuda/runtime/pinned_allocator.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
 
-#include "ember/cuda/block_pool.h"
-#include "ember/cuda/cuda_check.h"
-#include "ember/cuda/device.h"
-#include "ember/cuda/memory_backends.h"
+#include "ember/cuda/runtime/block_pool.h"
+#include "ember/cuda/runtime/cuda_check.h"
+#include "ember/cuda/runtime/device.h"
+#include "ember/cuda/runtime/memory_backends.h"
 
 namespace ember::cuda {
 namespace {

@@ -1,8 +1,8 @@
 // The caching allocators' backends on the CUDA runtime (memory_backends.h).
-#include "ember/cuda/memory_backends.h"
+#include "ember/cuda/runtime/memory_backends.h"
 
-#include "ember/cuda/cuda_check.h"
-#include "ember/cuda/device.h"
+#include "ember/cuda/runtime/cuda_check.h"
+#include "ember/cuda/runtime/device.h"
 
 namespace ember::cuda {
 

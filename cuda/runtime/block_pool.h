@@ -3,7 +3,7 @@
 // best fit, splitting and merging, blocks tied to a stream), HostBlockPool keeps pinned host
 // memory (blocks cached by power-of-two size). Both reach the hardware only through a
 // MemoryBackend, so the tests drive them on the CPU with a fake one (tests/core/
-// test_cuda_block_pool.cpp); cuda/caching_allocator.cpp and cuda/pinned_allocator.cpp plug in
+// test_cuda_block_pool.cpp); cuda/runtime/caching_allocator.cpp and cuda/runtime/pinned_allocator.cpp plug in
 // the CUDA runtime. Internal to cuda/.
 //
 // Note [Stream-ordered reuse]
@@ -25,8 +25,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ember/cuda/caching_allocator.h"
-#include "ember/cuda/stream.h"
+#include "ember/cuda/runtime/caching_allocator.h"
+#include "ember/cuda/runtime/stream.h"
 
 namespace ember::cuda {
 

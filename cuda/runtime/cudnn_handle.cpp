@@ -1,7 +1,7 @@
 // cuDNN handles: one per device and thread, created lazily, bound to the current stream at each
 // use. A thread that ends gives its handles back to a pool that later threads (DataLoader
 // workers, say) take them from, so handles are never created per thread without bound. The
-// same scheme as cuBLAS's (cuda/blas_handle.cpp), without the per-stream workspaces: cuDNN's
+// same scheme as cuBLAS's (cuda/runtime/blas_handle.cpp), without the per-stream workspaces: cuDNN's
 // convolutions take their workspace as an argument.
 #include <mutex>
 #include <string>
@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "ember/cuda/cuda.h"
-#include "ember/cuda/cuda_check.h"
-#include "ember/cuda/cudnn_handle.cuh"
-#include "ember/cuda/versions.h"
+#include "ember/cuda/runtime/cuda_check.h"
+#include "ember/cuda/runtime/cudnn_handle.cuh"
+#include "ember/cuda/runtime/versions.h"
 
 namespace ember::cuda {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-#include "ember/cuda/stream.h"
+#include "ember/cuda/runtime/stream.h"
 
 namespace ember {
 class Tensor;

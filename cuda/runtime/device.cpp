@@ -1,12 +1,12 @@
-// Device management and streams (cuda/device.h, cuda/stream.h) on the CUDA runtime.
+// Device management and streams (cuda/runtime/device.h, cuda/runtime/stream.h) on the CUDA runtime.
 #include <array>
 #include <atomic>
 #include <mutex>
 #include <vector>
 
-#include "ember/cuda/cuda_check.h"
-#include "ember/cuda/device.h"
-#include "ember/cuda/stream.h"
+#include "ember/cuda/runtime/cuda_check.h"
+#include "ember/cuda/runtime/device.h"
+#include "ember/cuda/runtime/stream.h"
 
 namespace ember::cuda {
 

@@ -1,4 +1,5 @@
-// The two building blocks of nn's options classes, as libtorch has them:
+// The two building blocks of options classes (nn layers, optimizers, the DataLoader), as
+// libtorch has them in torch/arg.h:
 // EMBER_ARG declares an option with a chained setter (`Conv2dOptions(1, 32, 3).padding(1)`)
 // and a getter, and ExpandingArray<D> lets one number stand for D of them (kernel_size 3
 // means {3, 3} for a 2-d layer).

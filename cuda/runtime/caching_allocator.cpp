@@ -1,8 +1,8 @@
-// The CUDA caching allocator: per device, a BlockPool (cuda/block_pool.h, where the caching
+// The CUDA caching allocator: per device, a BlockPool (cuda/runtime/block_pool.h, where the caching
 // logic lives) over cudaMalloc, serving each request for the calling thread's current stream.
 // EMBER_NO_ALLOCATOR_CACHE=1 turns caching off (each tensor gets its own cudaMalloc), so that
 // compute-sanitizer sees every overrun and every use after free, as with the CPU allocator.
-#include "ember/cuda/caching_allocator.h"
+#include "ember/cuda/runtime/caching_allocator.h"
 
 #include <array>
 #include <atomic>
@@ -10,9 +10,9 @@
 #include <mutex>
 
 #include "ember/core/tensor.h"
-#include "ember/cuda/block_pool.h"
+#include "ember/cuda/runtime/block_pool.h"
 #include "ember/cuda/cuda.h"
-#include "ember/cuda/memory_backends.h"
+#include "ember/cuda/runtime/memory_backends.h"
 
 namespace ember::cuda {
 namespace {

@@ -1,6 +1,6 @@
-// cuda/versions.h for a CUDA build: compile-time macros for what ember was built against, the
+// cuda/runtime/versions.h for a CUDA build: compile-time macros for what ember was built against, the
 // runtime's and the libraries' own queries for what this process loaded.
-#include "ember/cuda/versions.h"
+#include "ember/cuda/runtime/versions.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "ember/cuda/cuda_check.h"
+#include "ember/cuda/runtime/cuda_check.h"
 
 namespace ember::cuda {
 namespace {

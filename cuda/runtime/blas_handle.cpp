@@ -10,7 +10,7 @@
 // stream uses it in order) and kept for the life of the process; cublasSetStream resets the
 // handle to the default workspace, so cublasSetWorkspace follows it at every use. Like
 // PyTorch's, the workspace counts in memory_allocated().
-#include "ember/cuda/blas_handle.cuh"
+#include "ember/cuda/runtime/blas_handle.cuh"
 
 #include <memory>
 #include <mutex>
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "ember/cuda/cuda.h"
-#include "ember/cuda/cuda_check.h"
+#include "ember/cuda/runtime/cuda_check.h"
 
 namespace ember::cuda {
 namespace {
