@@ -24,10 +24,12 @@ using gemm_detail::pack_a;
 using gemm_detail::pack_b;
 using gemm_detail::round_up;
 using gemm_detail::scratch;
-using gemm_detail::store_first;
 using gemm_detail::task_grid;
 using gemm_detail::TaskGrid;
+#if defined(__AVX2__)
+using gemm_detail::store_first;
 using gemm_detail::transpose8;
+#endif
 
 // ---- Half and BFloat16 ----------------------------------------------------------------------
 // Products and sums in float, one rounding when writing C (PyTorch's CPU semantics), without
