@@ -24,9 +24,6 @@ namespace ember::cpu::gemm_detail {
 /// Below this many multiply-adds a product runs as one task on the calling thread.
 inline constexpr int64_t kParallelWork = int64_t{1} << 21;
 
-inline int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-inline int64_t round_up(int64_t a, int64_t b) { return cdiv(a, b) * b; }
-
 /// A per-thread, 64-byte aligned scratch buffer of at least n elements, kept between calls
 /// (slot 0: the packed A block of a task, 1: the shared packed B panel, owned by the thread
 /// that called gemm, or a Half/BFloat16 product's packed B block, 2: one edge micro-panel of
@@ -47,6 +44,14 @@ T* scratch(int slot, int64_t n) {
   }
   return reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(buf.bytes.get()) + 63) & ~uintptr_t{63});
 }
+
+// The helpers below have internal linkage in each file that includes this header (an unnamed
+// namespace): each file inlines its own copies, as the compiler did when they were one file.
+// scratch above is one function for all of them, so its buffers stay one set per thread.
+namespace {
+
+inline int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t round_up(int64_t a, int64_t b) { return cdiv(a, b) * b; }
 
 /// x in the type T its product computes in (S itself, or float for Half and BFloat16).
 template <class S, class T>
@@ -217,6 +222,8 @@ inline TaskGrid task_grid(int64_t m, int64_t w, int64_t work, int mr, int nr, in
   }
   return {tm, tn};
 }
+
+}  // namespace
 
 /// The kernels products run on; nullptr where none runs here (then a plain loop computes).
 const Kernels* active_kernels();
