@@ -1,6 +1,7 @@
-// fuzz_safetensors: arbitrary bytes into the safetensors reader (core/serialize.cpp). Every
-// input must either be rejected with ember::Error or load; what loads must survive a round
-// trip (write it, read it back: same names, dtypes, shapes, bytes and metadata).
+// fuzz_safetensors: arbitrary bytes into the safetensors reader (core/serialize.cpp, its JSON
+// in core/safetensors_json.cpp). Every input must either be rejected with ember::Error or
+// load; what loads must survive a round trip (write it, read it back: same names, dtypes,
+// shapes, bytes and metadata).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

@@ -1,7 +1,9 @@
-// GEMM on the CPU: ember's own blocked product for float and double, the same for Half and
-// BFloat16 computing in float (operands widened while packed, or BFloat16 pairs on
-// vdpbf16ps: gemm_bf16.h), a plain loop for integers (PyTorch multiplies integer matrices on
-// the CPU too), and the tensor front end that maps strided operands onto it.
+// GEMM on the CPU: ember's own blocked product for float and double, a plain loop for
+// integers (PyTorch multiplies integer matrices on the CPU too), the instruction set dispatch
+// and the tensor front end that maps strided operands onto it. Half and BFloat16 compute in
+// float in gemm_16bit.cpp (operands widened while packed, or BFloat16 pairs on vdpbf16ps:
+// gemm_bf16.h), matrix-vector products in gemm_matvec.cpp; what they share with the blocked
+// product here (scratch buffers, packing, the task split) is in gemm_internal.h.
 //
 // The float/double product (fast_gemm) is the classic packed, cache-blocked scheme: depth k
 // in blocks of kc, each block's B panel (kc x n, stored as micro-panels of nr columns) packed
@@ -21,17 +23,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
-#include <memory>
 #include <type_traits>
 #include <vector>
 
-#if defined(__AVX2__)
-#include <immintrin.h>
-#endif
-
 #include "ember/autograd/grad_mode.h"
-#include "ember/core/cpu/gemm_bf16.h"
 #include "ember/core/cpu/gemm_isa.h"
+#include "ember/core/cpu/gemm_internal.h"
 #include "ember/core/cpu/gemm_kernel.h"
 #include "ember/core/tensor_iter.h"
 
@@ -103,20 +100,6 @@ std::atomic<GemmIsa>& isa_slot() {
 std::atomic<const gemm_detail::Kernels*> g_test_kernels{nullptr};
 std::atomic<const gemm_detail::Bf16Kernels*> g_test_bf16_kernels{nullptr};
 
-/// The kernels products run on; nullptr where none runs here (then a plain loop computes).
-const gemm_detail::Kernels* active_kernels() {
-  if (const gemm_detail::Kernels* k = g_test_kernels.load(std::memory_order_relaxed)) return k;
-  const GemmIsa isa = isa_slot().load(std::memory_order_relaxed);
-  return gemm_isa_available(isa) ? compiled_kernels(isa) : nullptr;
-}
-
-/// The vdpbf16ps kernel BFloat16 products run on; nullptr: they widen to float instead.
-const gemm_detail::Bf16Kernels* active_bf16_kernels() {
-  if (const gemm_detail::Bf16Kernels* k = g_test_bf16_kernels.load(std::memory_order_relaxed)) return k;
-  const GemmIsa isa = isa_slot().load(std::memory_order_relaxed);
-  return isa == GemmIsa::kAvx512Bf16 && gemm_isa_available(isa) ? gemm_detail::avx512_bf16_kernels() : nullptr;
-}
-
 }  // namespace
 
 const char* gemm_isa_name(GemmIsa isa) {
@@ -158,37 +141,35 @@ void gemm_detail::use_bf16_kernels_for_testing(const Bf16Kernels* kernels) {
   g_test_bf16_kernels.store(kernels, std::memory_order_relaxed);
 }
 
+/// The kernels products run on; nullptr where none runs here (then a plain loop computes).
+const gemm_detail::Kernels* gemm_detail::active_kernels() {
+  if (const gemm_detail::Kernels* k = g_test_kernels.load(std::memory_order_relaxed)) return k;
+  const GemmIsa isa = isa_slot().load(std::memory_order_relaxed);
+  return gemm_isa_available(isa) ? compiled_kernels(isa) : nullptr;
+}
+
+/// The vdpbf16ps kernel BFloat16 products run on; nullptr: they widen to float instead.
+const gemm_detail::Bf16Kernels* gemm_detail::active_bf16_kernels() {
+  if (const gemm_detail::Bf16Kernels* k = g_test_bf16_kernels.load(std::memory_order_relaxed)) return k;
+  const GemmIsa isa = isa_slot().load(std::memory_order_relaxed);
+  return isa == GemmIsa::kAvx512Bf16 && gemm_isa_available(isa) ? avx512_bf16_kernels() : nullptr;
+}
+
 namespace {
 
-/// Below this many multiply-adds a product runs as one task on the calling thread.
-constexpr int64_t kParallelWork = int64_t{1} << 21;
-
+using gemm_detail::active_kernels;
+using gemm_detail::cdiv;
+using gemm_detail::kParallelWork;
+using gemm_detail::low_precision_gemm;
+using gemm_detail::matvec;
 using gemm_detail::MicroKernel;
 using gemm_detail::MicroKernels;
-
-int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t round_up(int64_t a, int64_t b) { return cdiv(a, b) * b; }
-
-/// A per-thread, 64-byte aligned scratch buffer of at least n elements, kept between calls
-/// (slot 0: the packed A block of a task, 1: the shared packed B panel, owned by the thread
-/// that called gemm, or a Half/BFloat16 product's packed B block, 2: one edge micro-panel of
-/// B, or a Half/BFloat16 product's block of C in float, 3: rows widened to float).
-template <class T>
-T* scratch(int slot, int64_t n) {
-  struct Buffer {
-    std::unique_ptr<char[]> bytes;
-    size_t size = 0;
-  };
-  thread_local Buffer buffers[4];
-  Buffer& buf = buffers[slot];
-  const size_t want = static_cast<size_t>(n) * sizeof(T) + 64;
-  if (buf.size < want) {
-    buf.bytes.reset();  // free first: the old and the new buffer need not coexist
-    buf.bytes.reset(new char[want]);
-    buf.size = want;
-  }
-  return reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(buf.bytes.get()) + 63) & ~uintptr_t{63});
-}
+using gemm_detail::pack_a;
+using gemm_detail::pack_b;
+using gemm_detail::round_up;
+using gemm_detail::scratch;
+using gemm_detail::task_grid;
+using gemm_detail::TaskGrid;
 
 /// One product's operands: op(A)(i, p) = a[i * ars + p * acs], op(B)(p, j) = b[p * brs + j * bcs].
 template <class T>
@@ -204,145 +185,6 @@ struct Product {
   int64_t ldc;
   bool pack_a;
 };
-
-/// x in the type T its product computes in (S itself, or float for Half and BFloat16).
-template <class S, class T>
-T widen(S x) {
-  return static_cast<T>(static_cast<opmath_t<S>>(x));
-}
-
-#if defined(__AVX2__) && defined(__F16C__)
-/// Eight consecutive elements of src (float, Half or BFloat16) as floats.
-template <class S>
-__m256 load8(const S* src) {
-  if constexpr (std::is_same_v<S, float>) {
-    return _mm256_loadu_ps(src);
-  } else {
-    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
-    if constexpr (std::is_same_v<S, BFloat16>)
-      return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));  // the high half of a float
-    else
-      return _mm256_cvtph_ps(h);
-  }
-}
-#endif
-
-/// dst[i] = src[i] in T for i < n: a copy, or Half/BFloat16 widened to float (8 at a time).
-template <class S, class T>
-void widen_copy(const S* src, T* dst, int64_t n) {
-  if constexpr (std::is_same_v<S, T>) {
-    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(T));
-  } else {
-    int64_t i = 0;
-#if defined(__AVX2__) && defined(__F16C__)
-    if constexpr (std::is_same_v<T, float>)
-      for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, load8(src + i));
-#endif
-    for (; i < n; ++i) dst[i] = widen<S, T>(src[i]);
-  }
-}
-
-#if defined(__AVX2__)
-/// r[q] <- column q of the 8 x 8 matrix whose rows are r[0..7].
-inline void transpose8(__m256 r[8]) {
-  __m256 t[8], u[8];
-  for (int q = 0; q < 8; q += 2) {
-    t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
-    t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
-  }
-  for (int q = 0; q < 8; q += 4) {
-    u[q] = _mm256_shuffle_ps(t[q], t[q + 2], 0x44);
-    u[q + 1] = _mm256_shuffle_ps(t[q], t[q + 2], 0xEE);
-    u[q + 2] = _mm256_shuffle_ps(t[q + 1], t[q + 3], 0x44);
-    u[q + 3] = _mm256_shuffle_ps(t[q + 1], t[q + 3], 0xEE);
-  }
-  for (int q = 0; q < 4; ++q) {
-    r[q] = _mm256_permute2f128_ps(u[q], u[q + 4], 0x20);
-    r[q + 4] = _mm256_permute2f128_ps(u[q], u[q + 4], 0x31);
-  }
-}
-
-/// The first n (4, 6 or 8) floats of v to dst.
-inline void store_first(float* dst, __m256 v, int n) {
-  if (n == 8) {
-    _mm256_storeu_ps(dst, v);
-    return;
-  }
-  const __m128 lo = _mm256_castps256_ps128(v);
-  _mm_storeu_ps(dst, lo);
-  if (n == 6) _mm_storel_pi(reinterpret_cast<__m64*>(dst + 4), _mm256_extractf128_ps(v, 1));
-}
-#endif
-
-/// dst[p * R + i] = src[i * ld + p] for i < h, 0 for h <= i < R, p < kc: R rows of a
-/// row-major matrix side by side (A stored untransposed into an A micro-panel, B stored
-/// transposed into a B micro-panel), widened from S to T. 8 x 8 blocks through registers
-/// for float.
-template <int R, class S, class T>
-void pack_transposed(const S* src, int64_t ld, int64_t h, int64_t kc, T* dst) {
-  int64_t p = 0;
-#if defined(__AVX2__) && defined(__F16C__)
-  if constexpr (std::is_same_v<T, float> && R % 2 == 0 && R >= 4) {
-    for (; p + 8 <= kc; p += 8)
-      for (int g = 0; g < R; g += 8) {
-        __m256 r[8];
-        for (int q = 0; q < 8; ++q) r[q] = g + q < h ? load8(src + (g + q) * ld + p) : _mm256_setzero_ps();
-        transpose8(r);
-        const int width = std::min(8, R - g);
-        for (int q = 0; q < 8; ++q) store_first(dst + (p + q) * R + g, r[q], width);
-      }
-  }
-#endif
-  for (; p < kc; ++p)
-    for (int i = 0; i < R; ++i) dst[p * R + i] = i < h ? widen<S, T>(src[i * ld + p]) : T(0);
-}
-
-/// dst[p * R + i] = src[p * ld + i] for i < h, 0 for h <= i < R, p < kc: the rows of a
-/// micro-panel already side by side in memory (A stored transposed, B untransposed),
-/// widened from S to T.
-template <int R, class S, class T>
-void pack_direct(const S* src, int64_t ld, int64_t h, int64_t kc, T* dst) {
-  if (h == R) {
-    for (int64_t p = 0; p < kc; ++p) widen_copy(src + p * ld, dst + p * R, R);
-    return;
-  }
-  for (int64_t p = 0; p < kc; ++p)
-    for (int i = 0; i < R; ++i) dst[p * R + i] = i < h ? widen<S, T>(src[p * ld + i]) : T(0);
-}
-
-/// Rows [i0, i0 + rows) x depth [p0, p0 + kc) of op(A) as micro-panels of MR rows: panel r
-/// at dst + r * MR * kc, its element (i, p) at [p * MR + i] (a short last panel padded).
-/// Operands: a Product, or a Half/BFloat16 product's LowpOperands (widened on the way).
-template <int MR, class Operands, class T>
-void pack_a(const Operands& P, int64_t i0, int64_t rows, int64_t p0, int64_t kc, T* dst) {
-  for (int64_t r = 0; r < rows; r += MR) {
-    const int64_t h = std::min<int64_t>(MR, rows - r);
-    const auto* s = P.a + (i0 + r) * P.ars + p0 * P.acs;
-    if (P.ars == 1)
-      pack_direct<MR>(s, P.acs, h, kc, dst + r * kc);
-    else if (P.acs == 1)
-      pack_transposed<MR>(s, P.ars, h, kc, dst + r * kc);
-    else
-      for (int64_t p = 0; p < kc; ++p)
-        for (int i = 0; i < MR; ++i)
-          dst[r * kc + p * MR + i] = i < h ? widen<std::decay_t<decltype(*s)>, T>(s[i * P.ars + p * P.acs]) : T(0);
-  }
-}
-
-/// Columns [j0, j0 + w) (w <= NR) x depth [p0, p0 + kc) of op(B) as one micro-panel:
-/// element (p, j) at dst[p * NR + j], columns w..NR zero.
-template <int NR, class Operands, class T>
-void pack_b(const Operands& P, int64_t j0, int64_t w, int64_t p0, int64_t kc, T* dst) {
-  const auto* s = P.b + p0 * P.brs + j0 * P.bcs;
-  if (P.bcs == 1)
-    pack_direct<NR>(s, P.brs, w, kc, dst);
-  else if (P.brs == 1)
-    pack_transposed<NR>(s, P.bcs, w, kc, dst);
-  else
-    for (int64_t p = 0; p < kc; ++p)
-      for (int j = 0; j < NR; ++j)
-        dst[p * NR + j] = j < w ? widen<std::decay_t<decltype(*s)>, T>(s[p * P.brs + j * P.bcs]) : T(0);
-}
 
 /// Micro-panels [q0, q1) of the columns [jc, jc + w) of op(B), depth [p0, p0 + kc), panel q
 /// at dst + q * NR * kc. Untransposed B row by row (each row read once, contiguously).
@@ -431,37 +273,6 @@ int64_t column_block(const MicroKernels<T>& ks) {
   return std::max<int64_t>(ks.nr, ((int64_t{4} << 20) / (static_cast<int64_t>(sizeof(T)) * ks.kc)) / ks.nr * ks.nr);
 }
 
-/// How a product splits C into tasks: tm x tn blocks, about 8 for a large product, fewer for
-/// a smaller one, one below kParallelWork; an even number when more than one (two threads get
-/// equal shares), each with as many register tiles as the others, give or take one. The shape
-/// alone sets them (and they do not change any result anyway). w: C's columns in this block.
-struct TaskGrid {
-  int64_t tm, tn;
-};
-TaskGrid task_grid(int64_t m, int64_t w, int64_t work, int mr, int nr, int mc) {
-  const int64_t row_tiles = cdiv(m, mr), col_tiles = cdiv(w, nr);
-  int64_t tm = cdiv(m, mc), tn = 1;
-  const int64_t want = work < kParallelWork ? 1 : work < 8 * kParallelWork ? 4 : 8;
-  while (tm * tn < want) {
-    const double rows = static_cast<double>(row_tiles) / static_cast<double>(tm);
-    const double cols = static_cast<double>(col_tiles) / static_cast<double>(tn);
-    if (rows >= cols && rows >= 2)
-      ++tm;
-    else if (cols >= 2)
-      ++tn;
-    else
-      break;
-  }
-  tm = std::min(tm, row_tiles);
-  if (tm * tn > 1 && tm * tn % 2 == 1) {
-    if (tm < row_tiles)
-      ++tm;
-    else if (tn < col_tiles)
-      ++tn;
-  }
-  return {tm, tn};
-}
-
 /// The float/double product of gemm's contract, m, n, k > 0 and alpha != 0, on kernels of
 /// MR x NR tiles.
 template <int MR, int NR, class T>
@@ -520,162 +331,6 @@ void fast_gemm(const MicroKernels<T>& ks, bool ta, bool tb, int64_t m, int64_t n
           }
       });
     }
-  }
-}
-
-// ---- matrix-vector products (m == 1 or n == 1) ----------------------------------------------
-// A register tile would be mostly padding there, and packing would cost as much as the
-// product: these are dot products or axpy sweeps over the matrix, memory-bound.
-
-#if defined(__AVX2__) && defined(__FMA__)
-template <class T>
-struct Simd;
-template <>
-struct Simd<float> {
-  using V = __m256;
-  static constexpr int W = 8;
-  static V zero() { return _mm256_setzero_ps(); }
-  static V load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
-  static V set1(float x) { return _mm256_set1_ps(x); }
-  static V add(V a, V b) { return _mm256_add_ps(a, b); }
-  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-};
-template <>
-struct Simd<double> {
-  using V = __m256d;
-  static constexpr int W = 4;
-  static V zero() { return _mm256_setzero_pd(); }
-  static V load(const double* p) { return _mm256_loadu_pd(p); }
-  static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
-  static V set1(double x) { return _mm256_set1_pd(x); }
-  static V add(V a, V b) { return _mm256_add_pd(a, b); }
-  static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
-};
-#endif
-
-/// sum over p < k of a[p] * x[p], in a fixed order (four vector partial sums, then the tail).
-template <class T>
-T dot(const T* a, const T* x, int64_t k) {
-  int64_t p = 0;
-  T sum = T(0);
-#if defined(__AVX2__) && defined(__FMA__)
-  using S = Simd<T>;
-  constexpr int W = S::W;
-  typename S::V s0 = S::zero(), s1 = S::zero(), s2 = S::zero(), s3 = S::zero();
-  for (; p + 4 * W <= k; p += 4 * W) {
-    s0 = S::fma(S::load(a + p), S::load(x + p), s0);
-    s1 = S::fma(S::load(a + p + W), S::load(x + p + W), s1);
-    s2 = S::fma(S::load(a + p + 2 * W), S::load(x + p + 2 * W), s2);
-    s3 = S::fma(S::load(a + p + 3 * W), S::load(x + p + 3 * W), s3);
-  }
-  for (; p + W <= k; p += W) s0 = S::fma(S::load(a + p), S::load(x + p), s0);
-  alignas(32) T lanes[W];
-  S::store(lanes, S::add(S::add(s0, s1), S::add(s2, s3)));
-  for (int l = 0; l < W; ++l) sum += lanes[l];
-#endif
-  for (; p < k; ++p) sum = std::fma(a[p], x[p], sum);
-  return sum;
-}
-
-/// acc[r] = fma(x[q], rows[q][r], acc[r]) for q = 0 .. Q-1 in turn, r < len (the same
-/// roundings in every lane as one row at a time; Q rows per pass over acc).
-template <int Q, class T>
-void axpy_rows(const T* x, const T* const* rows, T* acc, int64_t len) {
-  int64_t r = 0;
-#if defined(__AVX2__) && defined(__FMA__)
-  using S = Simd<T>;
-  typename S::V xv[Q];
-  for (int q = 0; q < Q; ++q) xv[q] = S::set1(x[q]);
-  for (; r + S::W <= len; r += S::W) {
-    typename S::V v = S::load(acc + r);
-    for (int q = 0; q < Q; ++q) v = S::fma(xv[q], S::load(rows[q] + r), v);
-    S::store(acc + r, v);
-  }
-#endif
-  for (; r < len; ++r)
-    for (int q = 0; q < Q; ++q) acc[r] = std::fma(x[q], rows[q][r], acc[r]);
-}
-
-/// c[r * cs] = alpha * sum_p M(r, p) x[p * xs] + beta * c[r * cs] (gemm's beta rules) for
-/// r < R, with M(r, p) = mat[r * rs + p * ps]. Each r's sum has one fixed order, whatever
-/// the split over threads. Half and BFloat16 (S) compute in float (T): the vector, and the
-/// matrix a row (or a block of rows) at a time, widened into per-thread buffers, so that the
-/// sums are those of the float product on widened operands, rounded once into C.
-template <class S, class T>
-void matvec(int64_t R, int64_t k, const S* mat, int64_t rs, int64_t ps, const S* x, int64_t xs, T alpha, T beta,
-            S* c, int64_t cs) {
-  constexpr bool kWiden = !std::is_same_v<S, T>;
-  const T* xv = nullptr;
-  if constexpr (kWiden) {
-    T* buf = scratch<T>(1, k);
-    for (int64_t p = 0; p < k; ++p) buf[p] = widen<S, T>(x[p * xs]);
-    xv = buf;
-  } else {
-    xv = x;
-    if (xs != 1 && k > 1) {
-      T* buf = scratch<T>(1, k);
-      for (int64_t p = 0; p < k; ++p) buf[p] = x[p * xs];
-      xv = buf;
-    }
-  }
-  auto finish = [&](int64_t r, T acc) {
-    S& cv = c[r * cs];
-    cv = static_cast<S>(beta == T(0) ? alpha * acc : std::fma(alpha, acc, beta * widen<S, T>(cv)));
-  };
-  const int64_t grain = std::max<int64_t>(64, kParallelWork / std::max<int64_t>(1, k));
-  if (ps == 1 || k == 1) {  // each output a dot product of contiguous vectors
-    parallel_for(R, grain, [&](int64_t first, int64_t last) {
-      for (int64_t r = first; r < last; ++r) {
-        const S* row = mat + r * rs;
-        if constexpr (kWiden) {
-          T* wide = scratch<T>(3, k);
-          widen_copy(row, wide, k);
-          finish(r, dot(static_cast<const T*>(wide), xv, k));
-        } else {
-          finish(r, dot(row, xv, k));
-        }
-      }
-    });
-  } else if (rs == 1) {  // sweep the matrix row by row, accumulating a block of outputs
-    parallel_for(R, grain, [&](int64_t first, int64_t last) {
-      constexpr int64_t kBlock = 2048;
-      T* acc = scratch<T>(0, kBlock);
-      T* wide = kWiden ? scratch<T>(3, 4 * kBlock) : nullptr;
-      // Row p's block [r0, r0 + len) as T: in place, or widened into wide's slot q.
-      auto row_of = [&](int64_t p, int64_t r0, int64_t len, int q) -> const T* {
-        if constexpr (kWiden) {
-          widen_copy(mat + p * ps + r0, wide + q * kBlock, len);
-          return wide + q * kBlock;
-        } else {
-          (void)len, (void)q;
-          return mat + p * ps + r0;
-        }
-      };
-      for (int64_t r0 = first; r0 < last; r0 += kBlock) {
-        const int64_t len = std::min(kBlock, last - r0);
-        std::fill(acc, acc + len, T(0));
-        int64_t p = 0;
-        for (; p + 4 <= k; p += 4) {
-          const T* rows[4] = {row_of(p, r0, len, 0), row_of(p + 1, r0, len, 1), row_of(p + 2, r0, len, 2),
-                              row_of(p + 3, r0, len, 3)};
-          axpy_rows<4>(xv + p, rows, acc, len);
-        }
-        for (; p < k; ++p) {
-          const T* row = row_of(p, r0, len, 0);
-          axpy_rows<1>(xv + p, &row, acc, len);
-        }
-        for (int64_t r = 0; r < len; ++r) finish(r0 + r, acc[r]);
-      }
-    });
-  } else {
-    parallel_for(R, grain, [&](int64_t first, int64_t last) {
-      for (int64_t r = first; r < last; ++r) {
-        T acc = T(0);
-        for (int64_t p = 0; p < k; ++p) acc = std::fma(widen<S, T>(mat[r * rs + p * ps]), xv[p], acc);
-        finish(r, acc);
-      }
-    });
   }
 }
 
@@ -741,254 +396,6 @@ void integer_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, co
   parallel_for(m, grain, [&](int64_t first, int64_t last) {
     for (int64_t i = first; i < last; ++i) row(i);
   });
-}
-
-// ---- Half and BFloat16 ----------------------------------------------------------------------
-// Products and sums in float, one rounding when writing C (PyTorch's CPU semantics), without
-// float copies of the operands: the blocked driver below packs A and B block by block as a
-// float product does, widening them on the way (or, for BFloat16 on vdpbf16ps, pairing them:
-// gemm_bf16.h), and sums each block of C in a float buffer until its last depth block, when
-// it is rounded into C. Memory: a block of A, of B and of C per thread, whatever the shape.
-
-/// A Half/BFloat16 product's operands, as pack_a and pack_b read them.
-template <class S>
-struct LowpOperands {
-  const S* a;
-  int64_t ars, acs;
-  const S* b;
-  int64_t brs, bcs;
-};
-
-/// The float kernels' product on widened operands: panels packed as float's, each depth
-/// block's kernel call as float_gemm's (alpha, then beta on the first block and 1 after), on
-/// a float block of C that holds C itself when beta reads it. The sums, and so the result
-/// rounded from them, are those of float_gemm on the widened matrices.
-template <class S, int MR, int NR>
-struct WidenToFloat {
-  using Packed = float;
-  static constexpr int mr = MR, nr = NR;
-  const MicroKernels<float>& ks;
-  float alpha, beta;
-
-  int mc() const { return ks.mc; }
-  int64_t depth_block(int64_t k) const { return cdiv(k, cdiv(k, ks.kc)); }  // float_gemm's blocks
-  static int64_t panel_size(int lines, int64_t kc) { return lines * kc; }
-  void pack_a(const LowpOperands<S>& P, int64_t i0, int64_t rows, int64_t p0, int64_t kc, float* dst) const {
-    cpu::pack_a<MR>(P, i0, rows, p0, kc, dst);
-  }
-  void pack_b(const LowpOperands<S>& P, int64_t j0, int64_t w, int64_t p0, int64_t kc, float* dst) const {
-    cpu::pack_b<NR>(P, j0, w, p0, kc, dst);
-  }
-  bool stages_c() const { return beta != 0.0f; }
-  void tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool first) const {
-    ks.packed[MR - 1](kc, a, 0, 0, b, NR, c, ldc, alpha, first ? beta : 1.0f);
-  }
-  S finish(float sum, S) const { return static_cast<S>(sum); }
-};
-
-#if defined(__AVX2__)
-/// gemm_bf16::pack_pairs when the pair words lie in memory (depth stride 1: word (l, q) is
-/// the 32 bits at src + l * ls + 2q): R lines of words side by side, 8 x 8 blocks through
-/// registers; the last pair of an odd depth padded by hand.
-template <int R>
-void pack_pair_words(const BFloat16* src, int64_t ls, int64_t h, int64_t kc, uint32_t* dst) {
-  const int64_t full = kc / 2;
-  auto word = [&](int64_t l, int64_t q) {
-    uint32_t w;
-    std::memcpy(&w, src + l * ls + 2 * q, sizeof w);
-    return w;
-  };
-  int64_t q = 0;
-  if constexpr (R % 4 == 0) {
-    for (; q + 8 <= full; q += 8)
-      for (int g = 0; g < R; g += 8) {
-        __m256 r[8];
-        for (int t = 0; t < 8; ++t)
-          r[t] = g + t < h ? _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + (g + t) * ls + 2 * q)))
-                           : _mm256_setzero_ps();
-        transpose8(r);
-        const int width = std::min(8, R - g);
-        for (int t = 0; t < 8; ++t) store_first(reinterpret_cast<float*>(dst + (q + t) * R + g), r[t], width);
-      }
-  }
-  for (; q < full; ++q)
-    for (int l = 0; l < R; ++l) dst[q * R + l] = l < h ? word(l, q) : 0u;
-  if (kc % 2 == 1)
-    for (int l = 0; l < R; ++l) dst[full * R + l] = l < h ? uint32_t{src[l * ls + kc - 1].x} : 0u;
-}
-
-/// gemm_bf16::pack_pairs when the lines are contiguous (line stride 1) and the panel full:
-/// the rows 2q and 2q + 1 interleaved, 16 or 8 lines at a time.
-template <int R>
-void pack_pair_rows(const BFloat16* src, int64_t ds, int64_t kc, uint32_t* dst) {
-  const int64_t kp = gemm_bf16::pair_count(kc);
-  for (int64_t q = 0; q < kp; ++q) {
-    const BFloat16* lo = src + 2 * q * ds;
-    const BFloat16* hi = 2 * q + 1 < kc ? lo + ds : nullptr;
-    uint32_t* out = dst + q * R;
-    int l = 0;
-    for (; l + 16 <= R; l += 16) {
-      const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo + l));
-      const __m256i y =
-          hi != nullptr ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(hi + l)) : _mm256_setzero_si256();
-      const __m256i a = _mm256_unpacklo_epi16(x, y), b = _mm256_unpackhi_epi16(x, y);  // lines 0-3 8-11, 4-7 12-15
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + l), _mm256_permute2x128_si256(a, b, 0x20));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + l + 8), _mm256_permute2x128_si256(a, b, 0x31));
-    }
-    for (; l + 8 <= R; l += 8) {
-      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(lo + l));
-      const __m128i y = hi != nullptr ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(hi + l)) : _mm_setzero_si128();
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + l), _mm_unpacklo_epi16(x, y));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + l + 4), _mm_unpackhi_epi16(x, y));
-    }
-    for (; l < R; ++l) out[l] = uint32_t{lo[l].x} | (hi != nullptr ? uint32_t{hi[l].x} << 16 : 0u);
-  }
-}
-#endif
-
-/// gemm_bf16::pack_pairs for a panel of R lines, through the fast paths where they apply.
-template <int R>
-void pack_pairs_fast(const BFloat16* src, int64_t ls, int64_t ds, int64_t h, int64_t kc, uint32_t* dst) {
-#if defined(__AVX2__)
-  if (ds == 1) return pack_pair_words<R>(src, ls, h, kc, dst);
-  if (ls == 1 && h == R) return pack_pair_rows<R>(src, ds, kc, dst);
-#endif
-  gemm_bf16::pack_pairs(src, ls, ds, h, R, kc, dst);
-}
-
-/// BFloat16 on vdpbf16ps (or its emulation, for the tests): pair-word panels (gemm_bf16.h),
-/// one chain of dpbf16 steps per element over all depth blocks (the float block of C carries
-/// it from one to the next), alpha and beta applied when rounding into C.
-template <int MR, int NR>
-struct Bf16Dot {
-  using Packed = uint32_t;
-  static constexpr int mr = MR, nr = NR;
-  const gemm_detail::Bf16Kernels& ks;
-  float alpha, beta;
-
-  int mc() const { return ks.mc; }
-  int64_t depth_block(int64_t) const { return ks.kc; }  // even: every block starts on a pair
-  static int64_t panel_size(int lines, int64_t kc) { return lines * gemm_bf16::pair_count(kc); }
-  void pack_a(const LowpOperands<BFloat16>& P, int64_t i0, int64_t rows, int64_t p0, int64_t kc,
-              uint32_t* dst) const {
-    for (int64_t r = 0; r < rows; r += MR)
-      pack_pairs_fast<MR>(P.a + (i0 + r) * P.ars + p0 * P.acs, P.ars, P.acs, std::min<int64_t>(MR, rows - r), kc,
-                          dst + r * gemm_bf16::pair_count(kc));
-  }
-  void pack_b(const LowpOperands<BFloat16>& P, int64_t j0, int64_t w, int64_t p0, int64_t kc, uint32_t* dst) const {
-    pack_pairs_fast<NR>(P.b + j0 * P.bcs + p0 * P.brs, P.bcs, P.brs, w, kc, dst);
-  }
-  static bool stages_c() { return false; }
-  void tile(int64_t kc, const uint32_t* a, const uint32_t* b, float* c, int64_t ldc, bool first) const {
-    ks.tile(gemm_bf16::pair_count(kc), a, b, c, ldc, !first);
-  }
-  BFloat16 finish(float sum, BFloat16 c) const { return gemm_bf16::dpbf16_finish(sum, alpha, beta, c); }
-};
-
-/// Columns of C per float block (with mc rows, some 72 KiB of floats beside the A block in L2).
-constexpr int64_t kLowpColumns = 128;
-
-/// The Half/BFloat16 product, m, n > 1, k > 0 and alpha != 0, on a policy (WidenToFloat or
-/// Bf16Dot) that packs the panels, runs the micro-kernel and rounds into C. Tasks as
-/// fast_gemm's; each runs its rows in blocks of mc and its columns in blocks of
-/// kLowpColumns, and each such block of C through all depth blocks (packing A and B for it)
-/// in a float buffer before rounding it into C.
-template <class S, class Policy>
-void lowp_blocked(const Policy& pol, const LowpOperands<S>& P, int64_t m, int64_t n, int64_t k, S* c,
-                  int64_t ldc) {
-  using Packed = typename Policy::Packed;
-  constexpr int mr = Policy::mr, nr = Policy::nr;
-  const int mc = pol.mc();
-  const int64_t kcb = pol.depth_block(k), nkb = cdiv(k, kcb);
-  const int64_t ncb = std::max<int64_t>(nr, kLowpColumns / nr * nr);
-  const TaskGrid grid = task_grid(m, n, m * n * k, mr, nr, mc);
-  const int64_t row_tiles = cdiv(m, mr), col_tiles = cdiv(n, nr);
-  auto block = [&](int64_t ib, int64_t mb, int64_t jb, int64_t nb) {
-    const int64_t ldf = round_up(nb, nr), apanel = Policy::panel_size(mr, kcb), bpanel = Policy::panel_size(nr, kcb);
-    Packed* abuf = scratch<Packed>(0, cdiv(mb, mr) * apanel);
-    Packed* bbuf = scratch<Packed>(1, cdiv(nb, nr) * bpanel);
-    float* cf = scratch<float>(2, round_up(mb, mr) * ldf);
-    if (pol.stages_c())
-      for (int64_t i = 0; i < round_up(mb, mr); ++i)
-        for (int64_t j = 0; j < ldf; ++j)
-          cf[i * ldf + j] = i < mb && j < nb ? static_cast<float>(c[(ib + i) * ldc + jb + j]) : 0.0f;
-    for (int64_t kb = 0; kb < nkb; ++kb) {
-      const int64_t p0 = kb * kcb, kc = std::min(kcb, k - p0);
-      const int64_t ap = Policy::panel_size(mr, kc), bp = Policy::panel_size(nr, kc);
-      pol.pack_a(P, ib, mb, p0, kc, abuf);
-      for (int64_t q = 0; q * nr < nb; ++q)
-        pol.pack_b(P, jb + q * nr, std::min<int64_t>(nr, nb - q * nr), p0, kc, bbuf + q * bp);
-      for (int64_t q = 0; q * nr < nb; ++q)
-        for (int64_t r = 0; r * mr < mb; ++r)
-          pol.tile(kc, abuf + r * ap, bbuf + q * bp, cf + r * mr * ldf + q * nr, ldf, kb == 0);
-    }
-    for (int64_t i = 0; i < mb; ++i)
-      for (int64_t j = 0; j < nb; ++j) {
-        S& cv = c[(ib + i) * ldc + jb + j];
-        cv = pol.finish(cf[i * ldf + j], cv);
-      }
-  };
-  parallel_for(grid.tm * grid.tn, 1, [&](int64_t first, int64_t last) {
-    for (int64_t t = first; t < last; ++t) {
-      const int64_t ti = t / grid.tn, tj = t % grid.tn;
-      const int64_t i0 = ti * row_tiles / grid.tm * mr, i1 = std::min(m, (ti + 1) * row_tiles / grid.tm * mr);
-      const int64_t j0 = tj * col_tiles / grid.tn * nr, j1 = std::min(n, (tj + 1) * col_tiles / grid.tn * nr);
-      for (int64_t ib = i0; ib < i1; ib += mc)
-        for (int64_t jb = j0; jb < j1; jb += ncb) block(ib, std::min<int64_t>(mc, i1 - ib), jb, std::min(ncb, j1 - jb));
-    }
-  });
-}
-
-/// C = beta C in S for the products that read neither A nor B (k == 0 or alpha == 0).
-template <class S>
-void lowp_scale_c(int64_t m, int64_t n, float beta, S* c, int64_t ldc) {
-  if (beta == 1.0f) return;
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      S& cv = c[i * ldc + j];
-      cv = beta == 0.0f ? S(0.0f) : static_cast<S>(beta * static_cast<float>(cv));
-    }
-}
-
-/// Half and BFloat16: float sums, one rounding into C. BFloat16 runs on vdpbf16ps where
-/// gemm_isa() is avx512_bf16; everything else widens to float on the float kernels, with the
-/// sums float_gemm would compute on the widened matrices.
-template <class S>
-void low_precision_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const S* a, int64_t lda,
-                        const S* b, int64_t ldb, float beta, S* c, int64_t ldc) {
-  if (k == 0 || alpha == 0.0f) {
-    lowp_scale_c(m, n, beta, c, ldc);
-    return;
-  }
-  const int64_t ars = ta ? 1 : lda, acs = ta ? lda : 1, brs = tb ? 1 : ldb, bcs = tb ? ldb : 1;
-  if (n == 1) {  // C's column = op(A) x
-    matvec(m, k, a, ars, acs, b, brs, alpha, beta, c, ldc);
-    return;
-  }
-  if (m == 1) {  // C's row = op(B)^T x
-    matvec(n, k, b, bcs, brs, a, acs, alpha, beta, c, 1);
-    return;
-  }
-  const LowpOperands<S> P{a, ars, acs, b, brs, bcs};
-  if constexpr (std::is_same_v<S, BFloat16>) {
-    if (const gemm_detail::Bf16Kernels* bk = active_bf16_kernels()) {
-      EMBER_CHECK(bk->mr == 12 && bk->nr == 32, "gemm: no driver for ", bk->mr, " x ", bk->nr, " BFloat16 micro-kernels");
-      lowp_blocked(Bf16Dot<12, 32>{*bk, alpha, beta}, P, m, n, k, c, ldc);
-      return;
-    }
-  }
-  const gemm_detail::Kernels* kernels = active_kernels();
-  if (kernels == nullptr) {  // no kernel for this CPU or build: the plain loop
-    gemm_reference<S>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    return;
-  }
-  const MicroKernels<float>& ks = kernels->f32;
-  if (ks.mr == 6 && ks.nr == 16)
-    lowp_blocked(WidenToFloat<S, 6, 16>{ks, alpha, beta}, P, m, n, k, c, ldc);
-  else if (ks.mr == 12 && ks.nr == 32)
-    lowp_blocked(WidenToFloat<S, 12, 32>{ks, alpha, beta}, P, m, n, k, c, ldc);
-  else
-    EMBER_CHECK(false, "gemm: no driver for ", ks.mr, " x ", ks.nr, " micro-kernels");
 }
 
 }  // namespace

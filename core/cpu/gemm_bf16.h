@@ -1,6 +1,6 @@
 // cpu::gemm's BFloat16 product on vdpbf16ps (AVX512_BF16; gemm_kernel_avx512_bf16.cpp): the
 // layout of its packed panels and a scalar emulation of what the instruction computes, in
-// plain C++ so that gemm.cpp's driver and the tests can run them on any CPU.
+// plain C++ so that gemm_16bit.cpp's driver and the tests can run them on any CPU.
 //
 // vdpbf16ps multiplies pairs of BFloat16 along k: lane j of the instruction takes the 32-bit
 // word j of each source, two BFloat16 side by side (element 2j in the low half, 2j + 1 in

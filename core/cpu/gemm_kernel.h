@@ -1,7 +1,7 @@
 // The register-blocked micro-kernels behind cpu::gemm's float and double products, one set
 // per instruction set (gemm_kernel_avx2.cpp, gemm_kernel_avx512.cpp, both built from
-// gemm_kernel.inc); gemm.cpp owns everything around them (packing, cache blocking, threads)
-// and picks a set at run time (gemm_isa.h).
+// gemm_kernel.inc); gemm.cpp owns everything around them (packing, cache blocking, threads;
+// with gemm_internal.h, gemm_16bit.cpp, gemm_matvec.cpp) and picks a set at run time (gemm_isa.h).
 //
 // This header is included by the files compiled with AVX-512 flags, so it declares only
 // types and functions: an inline function here could be compiled with those flags and kept

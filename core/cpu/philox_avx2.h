@@ -1,6 +1,6 @@
 // philox8_avx2: eight Philox-4x32-10 blocks at once, the rounds of philox::philox4x32_10
 // (core/philox.h) on eight AVX2 lanes. Used where many random words are drawn in a row:
-// bernoulli_ (core/ops/random.cpp) and the fused attention's dropout (core/cpu/attention.cpp);
+// bernoulli_ (core/cpu/random.cpp) and the fused attention's dropout (core/cpu/attention.cpp);
 // their tests hold it to the scalar function bit for bit.
 #pragma once
 

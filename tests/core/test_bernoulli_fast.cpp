@@ -1,4 +1,4 @@
-// The vectorized scalar-p bernoulli_ (core/ops/random.cpp) and dropout's fused noise against
+// The vectorized scalar-p bernoulli_ (core/cpu/random.cpp) and dropout's fused noise against
 // the scalar sampler: the same Philox stream bit for bit, on odd sizes, on generator offsets
 // whose eight-block groups straddle a 2^32 counter boundary, for probabilities at the edges,
 // and for non-contiguous tensors (which take the general path).

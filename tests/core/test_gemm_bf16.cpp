@@ -1,4 +1,4 @@
-// cpu::gemm's Half and BFloat16 products (gemm.cpp, gemm_bf16.h, gemm_kernel_avx512_bf16.cpp):
+// cpu::gemm's Half and BFloat16 products (gemm_16bit.cpp, gemm_bf16.h, gemm_kernel_avx512_bf16.cpp):
 //  - the scalar emulation of vdpbf16ps on hand values (pair order, rounding, denormals);
 //  - the pair-word packing layout, and packing + the emulated micro-kernel giving the product
 //    (against float64 with a tolerance derived from the roundings);

@@ -1,4 +1,4 @@
-// max_pool2d's fast path for 2x2 windows at stride 2 (core/ops/pooling.cpp, max_planes_2x2)
+// max_pool2d's fast path for 2x2 windows at stride 2 (core/cpu/pooling.cpp, max_planes_2x2)
 // against the general loop on the same windows: ceil_mode on odd sizes adds a partial last
 // window, which sends the whole call down the general loop, and its leading outputs cover
 // exactly the fast path's windows. Values and indices must agree exactly, NaNs and ties
