@@ -6,16 +6,13 @@
 
 #include <cmath>
 
-#if defined(__AVX2__)
-#include <immintrin.h>
-#endif
-
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/ops/binary.h"
 #include "ember/core/ops/creation.h"
 #include "ember/core/ops/optim_math.h"
 #include "ember/core/tensor_iter.h"
 #include "ember/cuda/optim.h"
+#include "ember/optim/fused_cpu.h"
 #include "ember/optim/fused_step.h"
 
 namespace ember::optim {
@@ -91,60 +88,11 @@ void adam_step_reference(Tensor& param, const Tensor& grad, AdamParamState& s, d
 
 namespace {
 
-/// Whether t is a dense CPU tensor of `dtype` laid out like `like` (same sizes, contiguous).
-bool dense_like(const Tensor& t, const Tensor& like) {
-  return t.defined() && !t.is_cuda() && t.dtype() == like.dtype() && t.is_contiguous() &&
-         t.sizes().equals(like.sizes());
-}
-
-/// SIMD helpers of the fused step: T's lanes in one AVX2 register.
-#if defined(__AVX2__)
-inline __m256 vload(const float* p) { return _mm256_loadu_ps(p); }
-inline __m256d vload(const double* p) { return _mm256_loadu_pd(p); }
-inline void vstore(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
-inline void vstore(double* p, __m256d v) { _mm256_storeu_pd(p, v); }
-inline __m256 vset(float v) { return _mm256_set1_ps(v); }
-inline __m256d vset(double v) { return _mm256_set1_pd(v); }
-inline __m256 vmul(__m256 a, __m256 b) { return _mm256_mul_ps(a, b); }
-inline __m256d vmul(__m256d a, __m256d b) { return _mm256_mul_pd(a, b); }
-inline __m256 vdiv(__m256 a, __m256 b) { return _mm256_div_ps(a, b); }
-inline __m256d vdiv(__m256d a, __m256d b) { return _mm256_div_pd(a, b); }
-inline __m256 vadd(__m256 a, __m256 b) { return _mm256_add_ps(a, b); }
-inline __m256d vadd(__m256d a, __m256d b) { return _mm256_add_pd(a, b); }
-inline __m256 vfma(__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }
-inline __m256d vfma(__m256d a, __m256d b, __m256d c) { return _mm256_fmadd_pd(a, b, c); }
-inline __m256 vsqrt(__m256 a) { return _mm256_sqrt_ps(a); }
-inline __m256d vsqrt(__m256d a) { return _mm256_sqrt_pd(a); }
-/// maximum(a, b) with NaN winning: a where a is NaN or a > b, else b.
-inline __m256 vmaximum(__m256 a, __m256 b) {
-  return _mm256_blendv_ps(b, a, _mm256_or_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q), _mm256_cmp_ps(a, b, _CMP_GT_OQ)));
-}
-inline __m256d vmaximum(__m256d a, __m256d b) {
-  return _mm256_blendv_pd(b, a, _mm256_or_pd(_mm256_cmp_pd(a, a, _CMP_UNORD_Q), _mm256_cmp_pd(a, b, _CMP_GT_OQ)));
-}
-
-/// RoundedOps (core/ops/optim_math.h) on AVX2 registers: the same IEEE operations lane by
-/// lane, so adam_element computes on each lane what it computes on a scalar.
-struct Avx2Ops {
-  template <class T>
-  static auto set(T x) {
-    return vset(x);
-  }
-  static auto mul(auto a, auto b) { return vmul(a, b); }
-  static auto div(auto a, auto b) { return vdiv(a, b); }
-  static auto add(auto a, auto b) { return vadd(a, b); }
-  static auto fma(auto a, auto b, auto c) { return vfma(a, b, c); }
-  static auto sqrt(auto a) { return vsqrt(a); }
-  static auto maximum(auto a, auto b) { return vmaximum(a, b); }
-};
-#endif
-
 template <bool Decay, bool L2, bool Ams, class T>
 void adam_range(T* p, const T* g, T* m, T* v, T* vmax, int64_t b, int64_t e, const AdamScalars<T>& k) {
   int64_t i = b;
 #if defined(__AVX2__)
-  constexpr int64_t kLanes = 32 / sizeof(T);
-  for (; i + kLanes <= e; i += kLanes) {
+  for (; i + kAvx2Lanes<T> <= e; i += kAvx2Lanes<T>) {
     auto pv = vload(p + i), mv = vload(m + i), vv = vload(v + i);
     auto xv = Ams ? vload(vmax + i) : mv;
     adam_element<Decay, L2, Ams>(pv, vload(g + i), mv, vv, xv, k, Avx2Ops{});
@@ -187,7 +135,7 @@ void adam_step(Tensor& param, const Tensor& grad, AdamParamState& s, double lr,
                const std::tuple<double, double>& betas, double eps, bool amsgrad, double decoupled_decay,
                double l2) {
   const bool fused = (param.dtype() == kFloat || param.dtype() == kDouble) && !param.is_cuda() &&
-                     param.is_contiguous() && dense_like(grad, param) && !grad.is_same(param) &&
+                     param.is_contiguous() && cpu_dense_like(grad, param) && !grad.is_same(param) &&
                      (decoupled_decay == 0 || l2 == 0) && param.numel() > 0;
   if (!fused) return adam_step_reference(param, grad, s, lr, betas, eps, amsgrad, decoupled_decay, l2);
   if (!s.exp_avg().defined()) {
@@ -195,8 +143,8 @@ void adam_step(Tensor& param, const Tensor& grad, AdamParamState& s, double lr,
     s.exp_avg_sq(zeros_like(param));
   }
   if (amsgrad && !s.max_exp_avg_sq().defined()) s.max_exp_avg_sq(zeros_like(param));
-  const bool states_dense = dense_like(s.exp_avg(), param) && dense_like(s.exp_avg_sq(), param) &&
-                            (!amsgrad || dense_like(s.max_exp_avg_sq(), param));
+  const bool states_dense = cpu_dense_like(s.exp_avg(), param) && cpu_dense_like(s.exp_avg_sq(), param) &&
+                            (!amsgrad || cpu_dense_like(s.max_exp_avg_sq(), param));
   if (!states_dense) return adam_step_reference(param, grad, s, lr, betas, eps, amsgrad, decoupled_decay, l2);
   // Named copies, not a structured binding: the lambda below captures them (Clang 14 cannot).
   const double beta1 = std::get<0>(betas), beta2 = std::get<1>(betas);
