@@ -15,7 +15,7 @@
 #include <cstdint>
 
 #include "ember/core/cpu/normalization.h"
-#include "ember/core/cpu/normalization_math.h"
+#include "ember/core/ops/normalization_math.h"
 #include "ember/core/tensor.h"
 #include "ember/cuda/device.h"
 #include "ember/cuda/loops.cuh"

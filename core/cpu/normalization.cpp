@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ember/core/cpu/normalization_math.h"
+#include "ember/core/ops/normalization_math.h"
 #include "ember/core/dtype.h"
 #include "ember/core/tensor_iter.h"
 

@@ -1,5 +1,5 @@
 // The statistics and gradient coefficients of batch, layer and group norm
-// (core/cpu/normalization_math.h), the ones the CPU kernels and the CUDA kernels
+// (core/ops/normalization_math.h), the ones the CPU kernels and the CUDA kernels
 // (cuda/normalization.cu) both call: moments from shifted sums against a direct long double
 // mean and variance (large offsets, constant rows, no elements, NaN), and the input gradient
 // k1 go + k2 x + k3 against the textbook form rs (dxhat - mean(dxhat) - xhat mean(dxhat xhat)).
@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "ember/core/cpu/normalization_math.h"
+#include "ember/core/ops/normalization_math.h"
 
 using namespace ember::cpu;
 
