@@ -1,13 +1,15 @@
-// The per-row and per-channel terms of batch, layer and group norm: compiled by the host
-// compiler for the CPU kernels (core/cpu/normalization.cpp) and by nvcc for the CUDA kernels
-// (cuda/normalization.cu), so both devices finish statistics and gradient coefficients with one
-// formula, in double.
+// The formulas of batch, layer and group norm: compiled by the host compiler for the CPU
+// kernels (core/cpu/normalization.cpp) and by nvcc for the CUDA kernels (cuda/normalization.cu),
+// so both devices finish statistics and coefficients with one formula, in double, and compute
+// each output and input-gradient element with one functor, in the compute type M (opmath_t:
+// float for float16/bfloat16). It sits beside the other ops' formulas (core/ops/*_math.h), not
+// in core/cpu/, because the CUDA kernels are as much its users as the CPU's.
 #pragma once
 
 #include "ember/core/host_device.h"
 #include "ember/core/math.h"
 
-namespace ember::cpu {
+namespace ember {
 
 /// A row's (channel's) mean and biased variance.
 struct NormMoments {
@@ -26,6 +28,50 @@ EMBER_HOST_DEVICE inline NormMoments shifted_moments(double K, double s1, double
 
 /// 1 / sqrt(var + eps), the rstd layer and group norm save.
 EMBER_HOST_DEVICE inline double norm_rstd(double var, double eps) { return 1.0 / math::sqrt(var + eps); }
+
+// Note [Affine functors' FMAs]: each product that meets a sum does so in an explicit math::fma,
+// so the rounding is the formula's, not the compiler's. Written as plain `a * b + c`, the host
+// compiler contracts at -O2 and up but not at -O1, nvcc on its own terms, and for
+// go k1 + x k2 + k3 GCC fused go k1 for some dtypes and x k2 for float16 (the loop's
+// conversions changed which product it met first). The explicit forms are those the CPU's
+// Release build computed for float32, float64 and bfloat16.
+
+/// An output's coefficients out = x scale + shift (ScaleShiftFn) where one weight and bias cover
+/// a block of elements: scale = w rstd, shift = b - mean scale (w 1 and b 0 when absent).
+struct AffineCoefs {
+  double scale, shift;
+};
+EMBER_HOST_DEVICE inline AffineCoefs affine_coefs(double w, double b, double mean, double rstd) {
+  const double scale = w * rstd;
+  return {scale, math::fma(-mean, scale, b)};
+}
+
+/// x scale + shift: batch norm's output and layer / group norm's output without a weight and
+/// bias per element, the coefficients from affine_coefs converted to M.
+struct ScaleShiftFn {
+  template <class M>
+  EMBER_HOST_DEVICE M operator()(M x, M scale, M shift) const {
+    return math::fma(x, scale, shift);
+  }
+};
+
+/// (x - mean) rstd w + b: layer norm's output with a weight and a bias per element, mean and
+/// rstd converted to M (the order of a row's loop that vectorizes: no per-element double).
+struct LayerNormAffineFn {
+  template <class M>
+  EMBER_HOST_DEVICE M operator()(M x, M mean, M rstd, M w, M b) const {
+    return math::fma((x - mean) * rstd, w, b);
+  }
+};
+
+/// go k1 + x k2 + k3: the input gradient of every normalization once a row's or channel's sums
+/// give k2 and k3 (row_grad_coefs, batch_grad_coefs) besides k1 = w rs, each converted to M.
+struct AffineGradFn {
+  template <class M>
+  EMBER_HOST_DEVICE M operator()(M go, M x, M k1, M k2, M k3) const {
+    return math::fma(go, k1, x * k2) + k3;
+  }
+};
 
 /// The input gradient's coefficients gi = k1 go + k2 x + k3 besides k1 (= w rs).
 struct GradCoefs {
@@ -50,4 +96,4 @@ EMBER_HOST_DEVICE inline GradCoefs batch_grad_coefs(double k1, double rs, double
   return {k2, -k1 * sg / count - k2 * m};
 }
 
-}  // namespace ember::cpu
+}  // namespace ember
