@@ -328,7 +328,13 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index) {
               x.sizes(), " at dimension ", dim);
   if (index < 0) index += n;
   DimVector shape(x.sizes()), strides(x.strides());
-  int64_t offset = x.storage_offset() + index * x.stride(dim);
+  // As in slice: an empty result of a dim with a huge stride (an as_strided view) can put its
+  // offset, or that offset in bytes, past int64; nothing is read through it, so it keeps the
+  // input's offset. A non-empty result's offset lies inside the input's extent (PyTorch's).
+  int64_t offset = 0, skip = 0, bytes = 0;
+  if (__builtin_mul_overflow(index, x.stride(dim), &skip) || __builtin_add_overflow(x.storage_offset(), skip, &offset) ||
+      __builtin_mul_overflow(offset, x.element_size(), &bytes))
+    offset = x.storage_offset();
   shape.erase(dim);
   strides.erase(dim);
   auto fn = [dim, index](const Tensor& g) { return g.select(dim, index); };
