@@ -370,6 +370,18 @@ TEST_CASE("test_views: diagonal") {
   check_close(x.diagonal(), {0, 5, 10});
   check_close(x.diagonal(1), {1, 6, 11});
   check_close(x.diagonal(-1), {4, 9});
+  // Strides near INT64_MAX (as_strided) on dims the diagonal never steps along: their sum and
+  // the start offset overflowed int64 (UBSan). Empty input: an empty diagonal keeping the
+  // input's offset; one element per dim: that element.
+  const int64_t big = std::numeric_limits<int64_t>::max() - 1;
+  Tensor e = empty({0}).as_strided({2, 3, 0}, {big, big, 1});
+  for (int64_t off : {1, -1}) {
+    Tensor de = e.diagonal(off, 0, 1);
+    CHECK(shape(de) == Shape{0, off > 0 ? 2 : 1});
+    CHECK(de.storage_offset() == 0);
+    (void)de.data_ptr();
+  }
+  check_close(from_values({7}, {1}).as_strided({1, 1}, {big, big}).diagonal(), {7});
   check_close(x.diagonal(0, 1, 0), {0, 5, 10});
   CHECK(shape(x.diagonal(5)) == Shape{0});
   CHECK(shape(x.diagonal(-3)) == Shape{0});
