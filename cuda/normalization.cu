@@ -1,7 +1,7 @@
 // CUDA batch, layer and group normalization (cuda/normalization.h), following the plans of
 // cuda/norm_plan.h and the CPU's arithmetic (core/cpu/normalization.cpp): statistics from
 // shifted sums in double, outputs and input gradients in opmath_t from coefficients computed
-// in double. Three kinds of kernel:
+// in double, each with the CPU's functor (core/ops/normalization_math.h). Three kinds of kernel:
 //   row kernels      layer / group norm rows: statistics (and the output in the same pass
 //                    over the block's row), the output from given statistics, the input
 //                    gradient;
@@ -15,7 +15,7 @@
 #include <cstdint>
 
 #include "ember/core/cpu/normalization.h"
-#include "ember/core/cpu/normalization_math.h"
+#include "ember/core/ops/normalization_math.h"
 #include "ember/core/tensor.h"
 #include "ember/cuda/runtime/device.h"
 #include "ember/cuda/loops.cuh"
@@ -81,9 +81,9 @@ struct RowArgs {
   bool small;  // D fits in 32 bits
 };
 
-/// The outputs of row r from its mean m and rstd rs: the CPU's layer-norm form when every
-/// element has its own weight and bias (S == 1, both present), else scale and shift per
-/// parameter block computed in double.
+/// The outputs of row r from its mean m and rstd rs: LayerNormAffineFn when every element has
+/// its own weight and bias (S == 1, both present), else ScaleShiftFn with each parameter
+/// block's affine_coefs, as the CPU's row_norm_apply.
 template <class T>
 __device__ __forceinline__ void apply_row(const RowArgs<T>& a, int64_t r, double m, double rs) {
   using M = opmath_t<T>;
@@ -93,14 +93,15 @@ __device__ __forceinline__ void apply_row(const RowArgs<T>& a, int64_t r, double
   if (a.S == 1 && a.w != nullptr && a.b != nullptr) {
     const M mm = static_cast<M>(m), rr = static_cast<M>(rs);
     for (int64_t d = threadIdx.x; d < D; d += blockDim.x)
-      orow[d] = to_stored<T>((load_opmath<T>(xr + d) - mm) * rr * load_opmath<T>(a.w + k0 + d) +
-                             load_opmath<T>(a.b + k0 + d));
+      orow[d] = to_stored<T>(LayerNormAffineFn{}(load_opmath<T>(xr + d), mm, rr, load_opmath<T>(a.w + k0 + d),
+                                                 load_opmath<T>(a.b + k0 + d)));
     return;
   }
   for (int64_t d = threadIdx.x; d < D; d += blockDim.x) {
     const int64_t k = k0 + block_of(d, a.S, a.small);
-    const double scale = param<T>(a.w, k, 1.0) * rs, shift = param<T>(a.b, k, 0.0) - m * scale;
-    orow[d] = to_stored<T>(load_opmath<T>(xr + d) * static_cast<M>(scale) + static_cast<M>(shift));
+    const AffineCoefs c = affine_coefs(param<T>(a.w, k, 1.0), param<T>(a.b, k, 0.0), m, rs);
+    orow[d] = to_stored<T>(
+        ScaleShiftFn{}(load_opmath<T>(xr + d), static_cast<M>(c.scale), static_cast<M>(c.shift)));
   }
 }
 
@@ -130,9 +131,9 @@ __global__ void __launch_bounds__(kNormBlockMaxThreads) row_norm_kernel(RowNormP
         }
       acc = row_allreduce(acc, SumsOp{}, smem);
       if (!active) continue;
-      const cpu::NormMoments mo = cpu::shifted_moments(K, acc.a, acc.b, static_cast<double>(D));
+      const NormMoments mo = shifted_moments(K, acc.a, acc.b, static_cast<double>(D));
       m = mo.mean;
-      rs = cpu::norm_rstd(mo.var, a.eps);
+      rs = norm_rstd(mo.var, a.eps);
       if (threadIdx.x == 0) {
         a.mean[r] = m;
         a.rstd[r] = rs;
@@ -155,8 +156,9 @@ struct RowGradArgs {
   bool small;
 };
 
-/// gi = go w rs + x k2 + k3 per row, with A = sum(go w), B = sum(go w (x - m)) over the row:
-/// k2 = -rs^3 B / D, k3 = -rs A / D - k2 m (the CPU's row_input_grad).
+/// gi = go w rs + x k2 + k3 per row (AffineGradFn), with A = sum(go w), B = sum(go w (x - m))
+/// over the row: k2 = -rs^3 B / D, k3 = -rs A / D - k2 m (row_grad_coefs; the CPU's
+/// row_input_grad).
 template <class T>
 __global__ void __launch_bounds__(kNormBlockMaxThreads) row_norm_input_grad(RowNormPlan plan, RowGradArgs<T> a) {
   using M = opmath_t<T>;
@@ -176,12 +178,12 @@ __global__ void __launch_bounds__(kNormBlockMaxThreads) row_norm_input_grad(RowN
       }
     acc = row_allreduce(acc, SumsOp{}, smem);
     if (!active) continue;
-    const cpu::GradCoefs kc = cpu::row_grad_coefs(rs, m, acc.a, acc.b, static_cast<double>(D));
+    const GradCoefs kc = row_grad_coefs(rs, m, acc.a, acc.b, static_cast<double>(D));
     const M b = static_cast<M>(kc.k2), c = static_cast<M>(kc.k3);
     for (int64_t d = threadIdx.x; d < D; d += blockDim.x) {
       const M k1 = static_cast<M>(param<T>(a.w, k0 + block_of(d, a.S, a.small), 1.0) * rs);
-      a.gi[base + d] =
-          to_stored<T>(load_opmath<T>(a.go + base + d) * k1 + load_opmath<T>(a.x + base + d) * b + c);
+      a.gi[base + d] = to_stored<T>(
+          AffineGradFn{}(load_opmath<T>(a.go + base + d), load_opmath<T>(a.x + base + d), k1, b, c));
     }
   }
 }
@@ -336,7 +338,7 @@ struct BnStatsFinish {
   double* var;
   __device__ void operator()(int64_t k, const Sums& s) const {
     const double K = count > 0 ? as_double<T>(x + k * S) : 0.0;
-    const cpu::NormMoments mo = cpu::shifted_moments(K, s.a, s.b, count);
+    const NormMoments mo = shifted_moments(K, s.a, s.b, count);
     mean[k] = mo.mean;
     var[k] = mo.var;
   }
@@ -361,7 +363,7 @@ struct BnGradFinish {
     if (gb != nullptr) gb[k] = to_stored<T>(s.a);
     if (coef == nullptr) return;
     const double k1 = param<T>(w, k, 1.0) * rs;
-    const cpu::GradCoefs kc = cpu::batch_grad_coefs(k1, rs, mean[k], s.a, s.b, count, batch_stats);
+    const GradCoefs kc = batch_grad_coefs(k1, rs, mean[k], s.a, s.b, count, batch_stats);
     coef[3 * k] = k1;
     coef[3 * k + 1] = kc.k2;
     coef[3 * k + 2] = kc.k3;
@@ -381,21 +383,23 @@ struct RowParamFinish {
 
 // ---- channel affine (batch norm's output and input gradient) ------------------------------
 
-/// Batch norm's output coefficients: scale = w rs, shift = b - mean scale (coef[3c], [3c+1]).
+/// Batch norm's output coefficients (affine_coefs): scale = w rs, shift = b - mean scale
+/// (coef[3c], [3c+1]).
 template <class T>
 __global__ void bn_apply_coef_kernel(int64_t C, const double* mean, const double* rstd, const device_t<T>* w,
                                      const device_t<T>* b, double* coef) {
   for (int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < C;
        c += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const double scale = param<T>(w, c, 1.0) * rstd[c];
-    coef[3 * c] = scale;
-    coef[3 * c + 1] = param<T>(b, c, 0.0) - mean[c] * scale;
+    const AffineCoefs k = affine_coefs(param<T>(w, c, 1.0), param<T>(b, c, 0.0), mean[c], rstd[c]);
+    coef[3 * c] = k.scale;
+    coef[3 * c + 1] = k.shift;
     coef[3 * c + 2] = 0.0;
   }
 }
 
-/// Grad: out = go k1 + x k2 + k3; else out = x k1 + k2; channel c = (i / S) % C, with the
-/// coefficients of channel c cast to opmath_t as the CPU's scale_shift / affine_grad do.
+/// Grad: out = go k1 + x k2 + k3 (AffineGradFn); else out = x k1 + k2 (ScaleShiftFn); channel
+/// c = (i / S) % C, with the coefficients of channel c cast to opmath_t as the CPU's
+/// scale_shift / affine_grad do.
 template <class T, bool Grad, class Index>
 __global__ void channel_affine_kernel(Index numel, Index C, Index S, const device_t<T>* a, const device_t<T>* x,
                                       const double* coef, device_t<T>* out) {
@@ -405,9 +409,10 @@ __global__ void channel_affine_kernel(Index numel, Index C, Index S, const devic
     const Index c = (i / S) % C;
     const M k1 = static_cast<M>(coef[3 * c]), k2 = static_cast<M>(coef[3 * c + 1]);
     if constexpr (Grad)
-      out[i] = to_stored<T>(load_opmath<T>(a + i) * k1 + load_opmath<T>(x + i) * k2 + static_cast<M>(coef[3 * c + 2]));
+      out[i] = to_stored<T>(
+          AffineGradFn{}(load_opmath<T>(a + i), load_opmath<T>(x + i), k1, k2, static_cast<M>(coef[3 * c + 2])));
     else
-      out[i] = to_stored<T>(load_opmath<T>(a + i) * k1 + k2);
+      out[i] = to_stored<T>(ScaleShiftFn{}(load_opmath<T>(a + i), k1, k2));
   }
 }
 

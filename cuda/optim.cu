@@ -2,11 +2,10 @@
 // of many tensors (cuda/multi_tensor.h), each block one chunk of one tensor, each thread the
 // chunk's elements at a stride of the block size (coalesced), kIlp of them at a time: all
 // their loads are issued before any arithmetic, so several are in flight per thread (the
-// step is bound by memory bandwidth). The per-element arithmetic is the CPU's: Adam's is
-// core/ops/optim_math.h's adam_element, which the CPU's fused pass runs too; SGD's follows
-// optim/sgd.cpp's tensor ops. Every product, quotient, sum and square root is rounded on its
-// own (the _rn intrinsics, so nvcc contracts nothing the CPU does not) and an FMA is used
-// exactly where the CPU has one.
+// step is bound by memory bandwidth). The per-element arithmetic is the CPU's: core/ops/
+// optim_math.h's sgd_element and adam_element, which the CPU's fused passes run too. Every
+// product, quotient, sum and square root is rounded on its own (the _rn intrinsics, so nvcc
+// contracts nothing the CPU does not) and an FMA is used exactly where the CPU has one.
 #include <cuda_runtime.h>
 
 #include <initializer_list>
@@ -89,16 +88,16 @@ void launch_multi_tensor(const std::vector<Tensor>* const (&lists)[Depth], Scala
 
 // ---- SGD -----------------------------------------------------------------------------------
 
-/// SGD on one element; table slots hold param, grad (and the momentum buffer), the one
-/// per-tensor scalar says whether the buffer starts at this step.
+/// SGD on one element: the CPU's sgd_element (core/ops/optim_math.h) with RoundedOps; table
+/// slots hold param, grad (and the momentum buffer), the one per-tensor scalar says whether the
+/// buffer starts at this step.
 template <class T, bool Momentum>
 struct SgdOp {
   using M = opmath_t<T>;
-  M neg_lr, weight_decay, momentum, one_minus_dampening;
-  bool has_weight_decay, nesterov;
+  SgdScalars<M> k;
 
   struct Regs {
-    M p, d, buf;
+    M p, g, buf;
   };
 
   /// Whether the tensor in `slot` starts its momentum buffer at this step.
@@ -110,25 +109,16 @@ struct SgdOp {
   template <class Table>
   __device__ __forceinline__ void load(const Table& t, int slot, int64_t i, Regs& r) const {
     r.p = load_elem<T>(t.ptrs[0][slot], i);
-    r.d = load_elem<T>(t.ptrs[1][slot], i);
+    r.g = load_elem<T>(t.ptrs[1][slot], i);
     // A new buffer's memory holds nothing yet (it is made with empty_like).
     if constexpr (Momentum) r.buf = first_step(t, slot) ? M(0) : load_elem<T>(t.ptrs[2][slot], i);
   }
 
   template <class Table>
   __device__ __forceinline__ void update(const Table& t, int slot, Regs& r) const {
-    using R = RoundedOps;  // core/ops/optim_math.h: each operation rounded on its own
-    if (has_weight_decay) r.d = R::fma(weight_decay, r.p, r.d);  // grad.add(param, weight_decay)
-    if constexpr (Momentum) {
-      if (first_step(t, slot)) {
-        r.buf = r.d;  // the first buffer is the gradient itself (no dampening)
-      } else {
-        // buf.mul_(momentum).add_(d, 1 - dampening)
-        r.buf = R::fma(one_minus_dampening, r.d, R::mul(r.buf, momentum));
-      }
-      r.d = nesterov ? R::fma(momentum, r.buf, r.d) : r.buf;
-    }
-    r.p = R::fma(neg_lr, r.d, r.p);  // param.add_(d, -lr)
+    bool first = false;
+    if constexpr (Momentum) first = first_step(t, slot);
+    sgd_element<Momentum>(r.p, r.g, r.buf, first, k, RoundedOps{});
   }
 
   template <class Table>
@@ -143,9 +133,9 @@ void sgd_typed(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
                const std::vector<Tensor>& bufs, const std::vector<uint8_t>& first, const SGDStepArgs& a) {
   using M = opmath_t<T>;
   // The scalars as the CPU's tensor ops convert them: each double to the compute type.
-  const SgdOp<T, Momentum> op{static_cast<M>(-a.lr),      static_cast<M>(a.weight_decay),
-                              static_cast<M>(a.momentum), static_cast<M>(1 - a.dampening),
-                              a.weight_decay != 0,        a.nesterov};
+  const SgdOp<T, Momentum> op{SgdScalars<M>{static_cast<M>(a.weight_decay), static_cast<M>(a.momentum),
+                                            static_cast<M>(1 - a.dampening), static_cast<M>(-a.lr),
+                                            a.weight_decay != 0, a.nesterov}};
   if constexpr (Momentum) {
     const std::vector<Tensor>* const lists[3] = {&params, &grads, &bufs};
     launch_multi_tensor<3, 1>(

@@ -86,21 +86,11 @@ void adam_step_reference(Tensor& param, const Tensor& grad, AdamParamState& s, d
   adam_update(param, g, s, lr, betas, eps, amsgrad);
 }
 
-namespace {
-
-/// Whether t is a dense CPU tensor of `dtype` laid out like `like` (same sizes, contiguous).
-bool dense_like(const Tensor& t, const Tensor& like) {
-  return t.defined() && !t.is_cuda() && t.dtype() == like.dtype() && t.is_contiguous() &&
-         t.sizes().equals(like.sizes());
-}
-
-}  // namespace
-
 void adam_step(Tensor& param, const Tensor& grad, AdamParamState& s, double lr,
                const std::tuple<double, double>& betas, double eps, bool amsgrad, double decoupled_decay,
                double l2) {
   const bool fused = (param.dtype() == kFloat || param.dtype() == kDouble) && !param.is_cuda() &&
-                     param.is_contiguous() && dense_like(grad, param) && !grad.is_same(param) &&
+                     param.is_contiguous() && cpu_dense_like(grad, param) && !grad.is_same(param) &&
                      (decoupled_decay == 0 || l2 == 0) && param.numel() > 0;
   if (!fused) return adam_step_reference(param, grad, s, lr, betas, eps, amsgrad, decoupled_decay, l2);
   if (!s.exp_avg().defined()) {
@@ -108,8 +98,8 @@ void adam_step(Tensor& param, const Tensor& grad, AdamParamState& s, double lr,
     s.exp_avg_sq(zeros_like(param));
   }
   if (amsgrad && !s.max_exp_avg_sq().defined()) s.max_exp_avg_sq(zeros_like(param));
-  const bool states_dense = dense_like(s.exp_avg(), param) && dense_like(s.exp_avg_sq(), param) &&
-                            (!amsgrad || dense_like(s.max_exp_avg_sq(), param));
+  const bool states_dense = cpu_dense_like(s.exp_avg(), param) && cpu_dense_like(s.exp_avg_sq(), param) &&
+                            (!amsgrad || cpu_dense_like(s.max_exp_avg_sq(), param));
   if (!states_dense) return adam_step_reference(param, grad, s, lr, betas, eps, amsgrad, decoupled_decay, l2);
   // Named copies, not a structured binding: the lambda below captures them (Clang 14 cannot).
   const double beta1 = std::get<0>(betas), beta2 = std::get<1>(betas);

@@ -1,5 +1,6 @@
 // Which parameters an optimizer steps with the fused CUDA kernels (cuda/optim.h), and how
-// they are grouped for them: the checks and bookkeeping SGD, Adam and AdamW share. A
+// they are grouped for them, and which take the fused CPU passes (core/cpu/adam.cpp, sgd.cpp):
+// the checks and bookkeeping SGD, Adam and AdamW share. A
 // parameter that does not qualify keeps the optimizer's per-tensor path.
 #pragma once
 
@@ -9,6 +10,12 @@
 #include "ember/core/tensor.h"
 
 namespace ember::optim::detail {
+
+/// Whether t is a dense CPU tensor of like's dtype laid out like `like` (same sizes, contiguous).
+inline bool cpu_dense_like(const Tensor& t, const Tensor& like) {
+  return t.defined() && !t.is_cuda() && t.dtype() == like.dtype() && t.is_contiguous() &&
+         t.sizes().equals(like.sizes());
+}
 
 /// Whether `param` and its gradient can go to the fused CUDA step: a contiguous CUDA tensor
 /// of a floating dtype (float32, float64, float16, bfloat16) and a gradient of its device,

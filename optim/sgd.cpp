@@ -1,17 +1,23 @@
 // SGD's update: PyTorch's _single_tensor_sgd, operation for operation, so trajectories match.
-// Parameters on CUDA are stepped together, a device and dtype at a time, by the fused
-// multi-tensor kernel (cuda/optim.h) with the same arithmetic.
+// Dense float CPU parameters take a fused pass (core/cpu/sgd.cpp) of core/ops/optim_math.h's
+// sgd_element; CUDA parameters are stepped together, a device and dtype at a time, by the fused multi-tensor
+// kernel (cuda/optim.h), which runs the same functor.
 #include "ember/optim/sgd.h"
 
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
 #include "ember/autograd/grad_mode.h"
+#include "ember/core/cpu/sgd.h"
 #include "ember/core/ops/creation.h"
+#include "ember/core/ops/optim_math.h"
+#include "ember/core/tensor_iter.h"
 #include "ember/cuda/optim.h"
 #include "ember/optim/fused_step.h"
+#include "ember/optim/sgd_step.h"
 
 namespace ember::optim {
 
@@ -61,6 +67,59 @@ void SGDParamState::set_named_tensor(const std::string& name, const Tensor& valu
   momentum_buffer(value);
 }
 
+namespace detail {
+
+void sgd_step_reference(Tensor& p, const Tensor& grad, SGDParamState& s, const SGDOptions& o) {
+  Tensor d_p = grad;
+  if (o.weight_decay() != 0) d_p = d_p.add(p, o.weight_decay());
+  if (o.momentum() != 0) {
+    if (!s.momentum_buffer().defined()) {
+      s.momentum_buffer(d_p.detach().clone());  // the first buffer is the gradient itself
+    } else {
+      s.momentum_buffer().mul_(o.momentum()).add_(d_p, 1 - o.dampening());
+    }
+    d_p = o.nesterov() ? d_p.add(s.momentum_buffer(), o.momentum()) : s.momentum_buffer();
+  }
+  p.add_(d_p, -o.lr());
+}
+
+namespace {
+
+/// Whether the fused pass takes this step: float32/float64 CPU tensors, the parameter, its
+/// gradient and an existing momentum buffer dense, of one dtype and shape, and distinct (the
+/// tensor ops read a gradient that aliases the buffer after mul_ changed it).
+bool sgd_fusable(const Tensor& p, const Tensor& grad, const SGDParamState& s, const SGDOptions& o) {
+  if ((p.dtype() != kFloat && p.dtype() != kDouble) || !cpu_dense_like(p, p) || p.numel() == 0) return false;
+  if (!cpu_dense_like(grad, p) || grad.is_same(p)) return false;
+  const Tensor& buf = s.momentum_buffer();
+  return o.momentum() == 0 || !buf.defined() ||
+         (cpu_dense_like(buf, p) && !buf.is_same(p) && !buf.is_same(grad));
+}
+
+}  // namespace
+
+void sgd_step(Tensor& p, const Tensor& grad, SGDParamState& s, const SGDOptions& o) {
+  if (!sgd_fusable(p, grad, s, o)) return sgd_step_reference(p, grad, s, o);
+  const bool momentum = o.momentum() != 0, first = momentum && !s.momentum_buffer().defined();
+  if (first) s.momentum_buffer(empty_like(p));  // sgd_element writes the gradient into it
+  visit_float_dtype(p.dtype(), "sgd", [&]<typename T>() {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      // The scalars as the tensor ops convert them: each double to T.
+      const SgdScalars<T> k{
+          static_cast<T>(o.weight_decay()), static_cast<T>(o.momentum()), static_cast<T>(1 - o.dampening()),
+          static_cast<T>(-o.lr()),          o.weight_decay() != 0,        o.nesterov()};
+      cpu::sgd_fused<T>(p.data_ptr<T>(), grad.data_ptr<T>(),
+                        momentum ? s.momentum_buffer().data_ptr<T>() : nullptr, first, p.numel(), k);
+    }
+  });
+  // The in-place ops would each bump the versions; one bump per tensor written is enough to
+  // invalidate saved copies.
+  p.unsafeGetTensorImpl()->storage()->bump_version();
+  if (momentum) s.momentum_buffer().unsafeGetTensorImpl()->storage()->bump_version();
+}
+
+}  // namespace detail
+
 namespace {
 
 /// Whether a parameter's SGD step can run in the fused CUDA kernels (its momentum buffer,
@@ -76,7 +135,8 @@ bool sgd_cuda_fusable(const Tensor& p, const OptimizerParamState* st, const SGDO
 /// before anything is updated, so a CUDA out-of-memory error leaves parameters and state as
 /// they were.
 void sgd_step_cuda(const std::vector<Tensor>& params,
-                   std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& state, const SGDOptions& o) {
+                   std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& state,
+                   const SGDOptions& o) {
   const bool momentum = o.momentum() != 0;
   std::vector<Tensor> grads, buffers;
   std::vector<uint8_t> first_step;
@@ -124,20 +184,14 @@ Tensor SGD::step(LossClosure closure) {
         on_cuda.push_back(p);
         continue;
       }
-      Tensor d_p = p.grad();
-      if (o.weight_decay() != 0) d_p = d_p.add(p, o.weight_decay());
-      if (o.momentum() != 0) {
-        auto& st = state_[p.unsafeGetTensorImpl()];
-        if (!st) st = std::make_unique<SGDParamState>();
-        auto& s = static_cast<SGDParamState&>(*st);
-        if (!s.momentum_buffer().defined()) {
-          s.momentum_buffer(d_p.detach().clone());  // the first buffer is the gradient itself
-        } else {
-          s.momentum_buffer().mul_(o.momentum()).add_(d_p, 1 - o.dampening());
-        }
-        d_p = o.nesterov() ? d_p.add(s.momentum_buffer(), o.momentum()) : s.momentum_buffer();
+      if (o.momentum() == 0) {
+        SGDParamState no_buffer;  // plain SGD keeps no state
+        detail::sgd_step(p, p.grad(), no_buffer, o);
+        continue;
       }
-      p.add_(d_p, -o.lr());
+      auto& st = state_[p.unsafeGetTensorImpl()];
+      if (!st) st = std::make_unique<SGDParamState>();
+      detail::sgd_step(p, p.grad(), static_cast<SGDParamState&>(*st), o);
     }
     if (!on_cuda.empty()) sgd_step_cuda(on_cuda, state_, o);
   }

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ember/core/cpu/normalization_math.h"
 #include "ember/core/dtype.h"
+#include "ember/core/ops/normalization_math.h"
 #include "ember/core/tensor_iter.h"
 
 namespace ember::cpu {
@@ -50,24 +50,36 @@ void shifted_sums(const T* p, int64_t n, double K, double& s1, double& s2) {
   s2 += b;
 }
 
-/// out[i] = x[i] * scale + shift for n elements, computed in T's opmath type.
+/// out[i] = x[i] scale + shift (ScaleShiftFn) for n elements, in T's opmath type.
 template <class T>
-void scale_shift(const T* x, T* out, int64_t n, double scale, double shift) {
+void scale_shift(const T* x, T* out, int64_t n, const AffineCoefs& k) {
   using M = opmath_t<T>;
-  M sc = static_cast<M>(scale), sh = static_cast<M>(shift);
+  const M sc = static_cast<M>(k.scale), sh = static_cast<M>(k.shift);
 #pragma omp simd
-  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(static_cast<M>(x[i]) * sc + sh);
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(ScaleShiftFn{}(static_cast<M>(x[i]), sc, sh));
 }
 
-/// out[i] = go[i] * k1 + x[i] * k2 + k3: the input gradient of every normalization, once the
-/// per-channel (or per-row) sums are known.
+/// out[i] = go[i] k1 + x[i] k2 + k3 (AffineGradFn): the input gradient of every normalization,
+/// once the per-channel (or per-row) sums are known.
 template <class T>
 void affine_grad(const T* go, const T* x, T* out, int64_t n, double k1, double k2, double k3) {
   using M = opmath_t<T>;
-  M a = static_cast<M>(k1), b = static_cast<M>(k2), c = static_cast<M>(k3);
+  const M a = static_cast<M>(k1), b = static_cast<M>(k2), c = static_cast<M>(k3);
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i)
-    out[i] = static_cast<T>(static_cast<M>(go[i]) * a + static_cast<M>(x[i]) * b + c);
+    out[i] = static_cast<T>(AffineGradFn{}(static_cast<M>(go[i]), static_cast<M>(x[i]), a, b, c));
+}
+
+/// (x - mean) rstd w + b (LayerNormAffineFn) over a row of n elements with a weight and a bias
+/// each: a flat loop that vectorizes.
+template <class T>
+void layer_norm_affine(const T* x, const T* w, const T* b, T* out, int64_t n, double mean, double rstd) {
+  using M = opmath_t<T>;
+  const M m = static_cast<M>(mean), rs = static_cast<M>(rstd);
+#pragma omp simd
+  for (int64_t d = 0; d < n; ++d)
+    out[d] = static_cast<T>(
+        LayerNormAffineFn{}(static_cast<M>(x[d]), m, rs, static_cast<M>(w[d]), static_cast<M>(b[d])));
 }
 
 /// sum(go) and sum(go * (x - m)) over n elements, added to sg and sgx.
@@ -116,11 +128,10 @@ void batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& rstd, c
     T* op = static_cast<T*>(out.data_ptr());
     parallel_for(g.C, grain_for(g.N * g.S), [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c) {
-        double scale = param(wp, c, 1.0) * rp[c];
-        double shift = param(bp, c, 0.0) - mp[c] * scale;
+        const AffineCoefs k = affine_coefs(param(wp, c, 1.0), param(bp, c, 0.0), mp[c], rp[c]);
         for (int64_t n = 0; n < g.N; ++n) {
           int64_t off = (n * g.C + c) * g.S;
-          scale_shift(xp + off, op + off, g.S, scale, shift);
+          scale_shift(xp + off, op + off, g.S, k);
         }
       }
     });
@@ -195,7 +206,6 @@ void row_norm_forward(const Tensor& x, double eps, const Tensor& w, const Tensor
   double* mp = mean.data_ptr<double>();
   double* rp = rstd.data_ptr<double>();
   visit_float_dtype(x.dtype(), "layer_norm", [&]<typename T>() {
-    using M = opmath_t<T>;
     const T* xp = static_cast<const T*>(x.data_ptr());
     const T *wp = static_cast<const T*>(w.data_ptr()), *bp = static_cast<const T*>(b.data_ptr());
     T* op = static_cast<T*>(out.data_ptr());
@@ -208,10 +218,7 @@ void row_norm_forward(const Tensor& x, double eps, const Tensor& w, const Tensor
         const NormMoments mo = shifted_moments(K, s1, s2, static_cast<double>(g.D));
         mp[r] = mo.mean;
         rp[r] = norm_rstd(mo.var, eps);
-        M m = static_cast<M>(mp[r]), rs = static_cast<M>(rp[r]);
-#pragma omp simd
-        for (int64_t d = 0; d < g.D; ++d)
-          orow[d] = static_cast<T>((static_cast<M>(xr[d]) - m) * rs * static_cast<M>(wp[d]) + static_cast<M>(bp[d]));
+        layer_norm_affine(xr, wp, bp, orow, g.D, mp[r], rp[r]);
       }
     });
   });
@@ -223,7 +230,6 @@ void row_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& rstd, con
   const double* rp = rstd.data_ptr<double>();
   int64_t P = g.per_row();
   visit_float_dtype(x.dtype(), "layer_norm", [&]<typename T>() {
-    using M = opmath_t<T>;
     const T* xp = static_cast<const T*>(x.data_ptr());
     const T *wp = ptr_or_null<T>(w), *bp = ptr_or_null<T>(b);
     T* op = static_cast<T*>(out.data_ptr());
@@ -232,19 +238,13 @@ void row_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& rstd, con
         const T* xr = xp + r * g.D;
         T* orow = op + r * g.D;
         int64_t k0 = (r % g.G) * P;
-        if (g.S == 1 && wp && bp) {  // layer norm's usual case: a flat loop that vectorizes
-          M m = static_cast<M>(mp[r]), rs = static_cast<M>(rp[r]);
-          const T *wk = wp + k0, *bk = bp + k0;
-#pragma omp simd
-          for (int64_t d = 0; d < g.D; ++d)
-            orow[d] = static_cast<T>((static_cast<M>(xr[d]) - m) * rs * static_cast<M>(wk[d]) +
-                                     static_cast<M>(bk[d]));
+        if (g.S == 1 && wp && bp) {  // layer norm's usual case
+          layer_norm_affine(xr, wp + k0, bp + k0, orow, g.D, mp[r], rp[r]);
           continue;
         }
         for (int64_t cc = 0; cc < P; ++cc) {
-          double scale = param(wp, k0 + cc, 1.0) * rp[r];
-          double shift = param(bp, k0 + cc, 0.0) - mp[r] * scale;
-          scale_shift(xr + cc * g.S, orow + cc * g.S, g.S, scale, shift);
+          const AffineCoefs k = affine_coefs(param(wp, k0 + cc, 1.0), param(bp, k0 + cc, 0.0), mp[r], rp[r]);
+          scale_shift(xr + cc * g.S, orow + cc * g.S, g.S, k);
         }
       }
     });
@@ -278,7 +278,7 @@ void row_input_grad(const T* gp, const T* xp, const T* wp, const double* mp, con
 #pragma omp simd
       for (int64_t d = 0; d < g.D; ++d) {
         M a = static_cast<M>((wp ? as_double(wp[d]) : 1.0) * rs);
-        out[d] = static_cast<T>(static_cast<M>(gr[d]) * a + static_cast<M>(xr[d]) * b + c);
+        out[d] = static_cast<T>(AffineGradFn{}(static_cast<M>(gr[d]), static_cast<M>(xr[d]), a, b, c));
       }
     }
     return;

@@ -52,7 +52,7 @@ struct IsClose final : Op {
   void cpu(const TensorList& in, TensorList& out) const override {
     visit_dtype(in[0].dtype(), [&]<typename T>() {
       using M = opmath_t<T>;
-      const IsCloseFn<HostRound<T>> fn{rtol, atol, equal_nan, {}};
+      const IsCloseFn<T> fn{rtol, atol, equal_nan};
       cpu::binary_kernel<bool, T, T>(in[0], in[1], out[0],
                                      [fn](T a, T b) { return fn(static_cast<M>(a), static_cast<M>(b)); });
     });
@@ -60,16 +60,6 @@ struct IsClose final : Op {
   void cuda(const TensorList& in, TensorList& out) const override {
     cuda::isclose(in[0], in[1], out[0], rtol, atol, equal_nan);
   }
-
- private:
-  /// IsCloseFn's rounding through a float16/bfloat16 dtype T on the host.
-  template <class T>
-  struct RoundThrough {
-    float operator()(float v) const { return static_cast<float>(static_cast<T>(v)); }
-  };
-  template <class T>
-  using HostRound =
-      std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, RoundThrough<T>, NoRound>;
 };
 
 // logical_and/or/xor: operands are first cast to bool (nonzero is true, NaN included).

@@ -505,10 +505,7 @@ struct IndexSelect final : UnaryOp {
     return TensorIter(dst, {restride(src, dst.sizes(), src_strides, src.storage_offset()),
                             restride(index, dst.sizes(), idx_strides, index.storage_offset())});
   }
-  int64_t step(const Tensor& x) const {
-    Tensor src = index_detail::as_1d(x);
-    return src.stride(dim) * src.element_size();
-  }
+  int64_t step(const Tensor& x) const { return index_detail::byte_step(x, dim); }
   Tensor backward(const SavedTensors& s, const Tensor& grad) const override {
     return zeros(s.input_sizes(0), grad.options()).index_add(dim, index, grad);
   }

@@ -30,6 +30,17 @@ inline Tensor as_1d(const Tensor& t) {
   return restride(t, IntArrayRef(one), IntArrayRef(one), t.storage_offset());
 }
 
+/// The `step` of the indexed loops for t's dim (in bytes; 0-dim tensors count as 1-d). A dim
+/// the loops never step along, because t is empty or the dim holds one element (index 0
+/// alone), gets 0: its stride may be anything, and as_strided accepts strides near INT64_MAX
+/// there, whose size in bytes overflows int64 (fuzz_ops under UBSan). A dim stepped along has
+/// its extent inside t's storage, so its byte stride fits.
+inline int64_t byte_step(const Tensor& t, int64_t dim) {
+  const Tensor a = as_1d(t);
+  if (a.numel() == 0 || a.size(dim) == 1) return 0;
+  return a.stride(dim) * a.element_size();
+}
+
 /// out[i] = *(src[i] + idx[i] * step) over TensorIter(out, {src, idx}); idx is int64.
 template <class T>
 void gather_loop(const TensorIter& iter, int64_t step) {

@@ -1,7 +1,8 @@
-// The per-element update of the fused Adam/AdamW step, for the CPU's fused pass (optim/adam.cpp,
-// on scalars and on AVX2 registers) and the CUDA multi-tensor kernel (cuda/optim.cu): one
-// sequence of operations, so the two devices round every step alike. It lives in core/ because
-// cuda/ may include core/ but not optim/ (scripts/check_layers.sh).
+// The per-element updates of the fused SGD and Adam/AdamW steps, for the CPU's fused passes
+// (core/cpu/sgd.cpp, core/cpu/adam.cpp, on scalars and on AVX2 registers) and the CUDA
+// multi-tensor kernels (cuda/optim.cu): one sequence of operations each, so the two devices
+// round every step alike. It lives in core/ because cuda/ may include core/ but not optim/
+// (scripts/check_layers.sh).
 //
 // The element type V is a scalar of the compute type M or a SIMD register of them; `ops`
 // supplies the arithmetic on V (set, mul, div, add, fma, sqrt, maximum). RoundedOps is the
@@ -29,8 +30,9 @@ struct AdamScalars {
 #endif
 
 /// Scalar arithmetic with every product, quotient, sum and square root rounded on its own and
-/// an FMA exactly where adam_element has one: on the device the _rn intrinsics keep nvcc from
-/// contracting; the host compiler does not contract in ISO C++ mode (-ffp-contract=off).
+/// an FMA exactly where adam_element and sgd_element have one: on the device the _rn intrinsics
+/// keep nvcc from contracting; on the host no product of theirs feeds a plain sum that the
+/// compiler could contract (each feeds an explicit fma, a quotient or a store).
 struct RoundedOps {
   template <class M>
   EMBER_HOST_DEVICE static M set(M x) {
@@ -78,6 +80,34 @@ EMBER_HOST_DEVICE inline void adam_element(V& p, V g, V& m, V& v, V& vmax, const
     den = ops.add(ops.div(ops.sqrt(v), ops.set(k.bc2_sqrt)), ops.set(k.eps));
   }
   p = ops.fma(ops.set(k.neg_step_size), ops.div(m, den), p);
+}
+
+/// The scalars of one SGD step, converted to the compute type M as the tensor ops convert them
+/// (each double to M once): weight_decay, momentum, 1 - dampening and -lr; and the options
+/// that pick the operations, the same for every element of a step.
+template <class M>
+struct SgdScalars {
+  M weight_decay, momentum, one_minus_dampening, neg_lr;
+  bool has_weight_decay, nesterov;
+};
+
+/// One element (or one register of elements) of the SGD step: PyTorch's _single_tensor_sgd in
+/// its order, each operation rounded to M as optim/sgd.cpp's tensor ops round it, their
+/// `a + alpha b` as FMAs (as in adam_element):
+///   d = fma(weight_decay, p, g) (weight decay; skipped when it is 0, so an inf parameter does
+///   not turn the gradient into NaN);  with Momentum: buf = d on the parameter's first step
+///   (the buffer starts as the gradient, undamped; its old contents are not read), else
+///   buf = fma(1 - dampening, d, buf momentum);  d = nesterov ? fma(momentum, buf, d) : buf;
+///   p = fma(-lr, d, p).
+template <bool Momentum, class V, class M, class Ops>
+EMBER_HOST_DEVICE inline void sgd_element(V& p, V g, V& buf, bool first_step, const SgdScalars<M>& k,
+                                          const Ops& ops) {
+  if (k.has_weight_decay) g = ops.fma(ops.set(k.weight_decay), p, g);
+  if constexpr (Momentum) {
+    buf = first_step ? g : ops.fma(ops.set(k.one_minus_dampening), g, ops.mul(buf, ops.set(k.momentum)));
+    g = k.nesterov ? ops.fma(ops.set(k.momentum), buf, g) : buf;
+  }
+  p = ops.fma(ops.set(k.neg_lr), g, p);
 }
 
 }  // namespace ember

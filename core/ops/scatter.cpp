@@ -15,6 +15,7 @@ namespace ember {
 namespace {
 
 using index_detail::as_1d;
+using index_detail::byte_step;
 using index_detail::restride;
 
 /// t with dim's stride set to 0 and the sizes of `shape`: the walk over the other dims.
@@ -31,12 +32,6 @@ Tensor index_along(const Tensor& index, IntArrayRef shape, int64_t dim) {
   return restride(index, shape, strides, index.storage_offset());
 }
 
-/// The byte step of t's dim (0-dim tensors count as 1-d).
-int64_t step_along(const Tensor& t, int64_t dim) {
-  Tensor a = as_1d(t);
-  return a.stride(dim) * a.element_size();
-}
-
 /// The walk of a scatter: out with dim pinned, over every position p of index, reading src[p].
 /// `src` is a tensor at least index's size, or a 0-dim value broadcast to it.
 TensorIter scatter_iter(Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
@@ -51,7 +46,7 @@ void scatter_kernel(Tensor& out, int64_t dim, const Tensor& index, const Tensor&
                     Make make_f) {
   TensorIter iter = scatter_iter(out, dim, index, src);
   visit_dtype(out.dtype(), [&]<typename T>() {
-    index_detail::scatter_loop<T>(iter, step_along(out, dim), serial, make_f.template operator()<T>());
+    index_detail::scatter_loop<T>(iter, byte_step(out, dim), serial, make_f.template operator()<T>());
   });
 }
 
@@ -95,10 +90,10 @@ struct Gather final : UnaryOp {
   Save saves() const override { return Save::kNothing; }
   void cpu(const Tensor& x, Tensor& out) const override {
     visit_dtype(x.dtype(),
-                [&]<typename T>() { index_detail::gather_loop<T>(walk(x, out), step_along(x, dim)); });
+                [&]<typename T>() { index_detail::gather_loop<T>(walk(x, out), byte_step(x, dim)); });
   }
   void cuda(const Tensor& x, Tensor& out) const override {
-    cuda::indexed_gather(walk(x, out), x.dtype(), step_along(x, dim));
+    cuda::indexed_gather(walk(x, out), x.dtype(), byte_step(x, dim));
   }
   /// out walked with x's dim pinned, reading index at the same position.
   TensorIter walk(const Tensor& x, Tensor& out) const {
@@ -138,7 +133,7 @@ struct Scatter final : Op {
     if (racy() && are_deterministic_algorithms_enabled() && index_detail::repeats_along(index, dim))
       ::ember::detail::alert_not_deterministic("scatter with a src tensor and repeated indices on CUDA");
     if (!out[0].is_same(in[0])) detail::copy_into(out[0], in[0]);
-    cuda::indexed_scatter(scatter_iter(out[0], dim, index, source(in, out)), out[0], step_along(out[0], dim),
+    cuda::indexed_scatter(scatter_iter(out[0], dim, index, source(in, out)), out[0], byte_step(out[0], dim),
                           add ? cuda::ScatterFn::kAdd : cuda::ScatterFn::kAssign);
   }
   /// Whether repeated indices make the result depend on which write lands last.
@@ -169,7 +164,7 @@ struct IndexAdd final : Op {
     TensorIter iter = walk(in, out);
     visit_dtype(out[0].dtype(), [&]<typename T>() {
       using M = opmath_t<T>;
-      int64_t step = step_along(out[0], dim);
+      int64_t step = byte_step(out[0], dim);
       if constexpr (std::is_same_v<T, bool>) {
         bool a = alpha.toBool();
         index_detail::scatter_loop<T>(iter, step, true, [a](bool x, bool v) { return x || (a && v); });
@@ -184,7 +179,7 @@ struct IndexAdd final : Op {
   // Deterministic on CUDA too (Note [Deterministic indexed accumulation]).
   void cuda(const TensorList& in, TensorList& out) const override {
     if (!out[0].is_same(in[0])) detail::copy_into(out[0], in[0]);
-    cuda::indexed_scatter(walk(in, out), out[0], step_along(out[0], dim), cuda::ScatterFn::kAdd, alpha);
+    cuda::indexed_scatter(walk(in, out), out[0], byte_step(out[0], dim), cuda::ScatterFn::kAdd, alpha);
   }
   /// out with dim pinned, walked over source's shape; index varies along dim only.
   TensorIter walk(const TensorList& in, const TensorList& out) const {

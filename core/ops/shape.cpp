@@ -147,10 +147,12 @@ struct Flip final : UnaryOp {
   const char* name() const override { return "flip"; }
   Save saves() const override { return Save::kNothing; }
   void run(const Tensor& x, Tensor& out) const {
+    // Nothing to copy; and an empty input's strides may be huge (as_strided), where the
+    // offset of its last element would overflow int64.
+    if (x.numel() == 0) return;
     DimVector strides(x.strides());
     int64_t offset = x.storage_offset();
     for (int64_t d : dims) {
-      if (x.size(d) == 0) return;
       offset += (x.size(d) - 1) * x.stride(d);
       strides[d] = -x.stride(d);
     }
@@ -176,6 +178,9 @@ struct Roll final : UnaryOp {
     detail::copy_into(tail, narrow_raw(src, dim, n - s, s));
   }
   void run(const Tensor& x, Tensor& out) const {
+    // Nothing to copy; and an empty input's strides may be huge (as_strided), where the
+    // offsets of its slices would overflow int64.
+    if (x.numel() == 0) return;
     Tensor src = x;
     for (size_t i = 0; i < dims.size(); ++i) {
       Tensor dst = i + 1 == dims.size() ? out : empty_like(x);

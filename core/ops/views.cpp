@@ -138,6 +138,20 @@ Tensor view_impl(const Tensor& x, IntArrayRef size, const char* what) {
   return run_view_op(ViewReshape{}, x, make_view(x, shape, *strides, x.storage_offset()));
 }
 
+/// x's storage offset moved by `count` steps of `stride` elements (slice, select, diagonal).
+/// An as_strided view can hold a stride near INT64_MAX on a dim it never steps along, where
+/// that offset, or the offset in bytes that data_ptr() forms, overflows int64 (fuzz_ops under
+/// UBSan). Only an empty result gets there, and nothing is read through it: it keeps x's
+/// offset. Any other result's offset lies inside x's extent and is PyTorch's.
+int64_t moved_offset(const Tensor& x, int64_t count, int64_t stride) {
+  int64_t skip = 0, offset = 0, bytes = 0;
+  if (__builtin_mul_overflow(count, stride, &skip) ||
+      __builtin_add_overflow(x.storage_offset(), skip, &offset) ||
+      __builtin_mul_overflow(offset, x.element_size(), &bytes))
+    return x.storage_offset();
+  return offset;
+}
+
 }  // namespace
 
 Tensor view(const Tensor& x, IntArrayRef size) {
@@ -329,7 +343,7 @@ Tensor select(const Tensor& x, int64_t dim, int64_t index) {
               x.sizes(), " at dimension ", dim);
   if (index < 0) index += n;
   DimVector shape(x.sizes()), strides(x.strides());
-  int64_t offset = x.storage_offset() + index * x.stride(dim);
+  const int64_t offset = moved_offset(x, index, x.stride(dim));
   shape.erase(dim);
   strides.erase(dim);
   auto fn = [dim, index](const Tensor& g) { return g.select(dim, index); };
@@ -355,16 +369,10 @@ Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start_opt, std
   const int64_t len = span == 0 ? 0 : 1 + (span - 1) / step;
   DimVector shape(x.sizes()), strides(x.strides());
   shape[dim] = len;
-  int64_t stride = 0, skip = 0;
+  int64_t stride = 0;
   if (!__builtin_mul_overflow(x.stride(dim), step, &stride)) strides[dim] = stride;
-  // start == n with a huge stride (an as_strided view) can put an empty result's offset, or
-  // that offset in bytes, past int64: nothing is ever read through it, so it keeps the input's
-  // offset instead (fuzz_ops found data_ptr()'s byte offset overflowing). For start < n the
-  // offset lies inside the input's own extent and is PyTorch's.
-  int64_t offset = 0, bytes = 0;
-  if (__builtin_mul_overflow(start, x.stride(dim), &skip) || __builtin_add_overflow(x.storage_offset(), skip, &offset) ||
-      __builtin_mul_overflow(offset, x.element_size(), &bytes))
-    offset = x.storage_offset();
+  // start == n with a huge stride: an empty result whose offset moved_offset keeps.
+  const int64_t offset = moved_offset(x, start, x.stride(dim));
   auto fn = [dim, start, end, step](const Tensor& g) { return g.slice(dim, start, end, step); };
   return run_view_op(RegionView{"slice", fn}, x, make_view(x, shape, strides, offset));
 }
@@ -437,16 +445,19 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
   int64_t len, start = x.storage_offset();
   if (offset >= 0) {
     len = std::max<int64_t>(std::min(x.size(dim1), x.size(dim2) - offset), 0);
-    if (len > 0) start += offset * x.stride(dim2);
+    if (len > 0) start = moved_offset(x, offset, x.stride(dim2));
   } else {
     len = std::max<int64_t>(std::min(x.size(dim1) + offset, x.size(dim2)), 0);
-    if (len > 0) start -= offset * x.stride(dim1);
+    if (len > 0) start = moved_offset(x, -offset, x.stride(dim1));
   }
   DimVector shape, strides;
   for (int64_t d = 0; d < x.dim(); ++d)
     if (d != dim1 && d != dim2) { shape.push_back(x.size(d)); strides.push_back(x.stride(d)); }
   shape.push_back(len);
-  strides.push_back(x.stride(dim1) + x.stride(dim2));
+  // The two strides' sum overflows only where the diagonal is never stepped along (x empty, or
+  // len <= 1 with a huge stride on a one-element dim): 0 serves there.
+  int64_t step = 0;
+  strides.push_back(__builtin_add_overflow(x.stride(dim1), x.stride(dim2), &step) ? 0 : step);
   auto fn = [offset, dim1, dim2](const Tensor& g) { return g.diagonal(offset, dim1, dim2); };
   return run_view_op(RegionView{"diagonal", fn}, x, make_view(x, shape, strides, start));
 }

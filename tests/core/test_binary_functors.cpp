@@ -8,6 +8,7 @@
 // may fuse), and C's Annex F tables for the special values of pow and atan2.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -581,7 +582,7 @@ TEST_CASE("test_binary_functors: isclose") {
        {std::pair{1e-5, 1e-8}, std::pair{0.0, 0.0}, std::pair{0.5, 0.0}, std::pair{0.0, 2.0}})
     for (bool equal_nan : {false, true}) {
       const double rtol = tols.first, atol = tols.second;
-      const IsCloseFn<> fn{rtol, atol, equal_nan, {}};
+      const IsCloseFn<> fn{rtol, atol, equal_nan};
       sweep2<double>(
           "isclose", e, [&](double a, double b) { return static_cast<double>(fn(a, b)); },
           [&](double a, double b) {
@@ -597,9 +598,78 @@ TEST_CASE("test_binary_functors: isclose") {
     }
   // Integers: |a - b| in the integer type wraps (PyTorch's integer subtraction) before the
   // float comparison.
-  const IsCloseFn<> wide{0.0, 1.0, false, {}};
+  const IsCloseFn<> wide{0.0, 1.0, false};
   CHECK(wide(int8_t(-128), int8_t(127)));  // -128 - 127 wraps to 1
   CHECK(!wide(int8_t(0), int8_t(3)));
   CHECK(wide(true, false));
-  CHECK(!IsCloseFn<>{0.0, 0.5, false, {}}(true, false));
+  CHECK(!IsCloseFn<>{0.0, 0.5, false}(true, false));
+}
+
+namespace {
+
+/// round_to_storage<T> against core/half.h's conversion through T for the float with bits u.
+template <class T>
+bool rounds_like_half_h(uint32_t u) {
+  float v;
+  std::memcpy(&v, &u, sizeof v);
+  const float got = round_to_storage<T>(v), want = static_cast<float>(static_cast<T>(v));
+  if (std::isnan(want)) return std::isnan(got);
+  return std::memcmp(&got, &want, sizeof got) == 0;  // -0 and 0 apart
+}
+
+}  // namespace
+
+TEST_CASE("test_binary_functors: isclose's float16/bfloat16 rounding is core/half.h's") {
+  // round_to_storage is the one rounding both devices run (CUDA's used to be its own
+  // intrinsics): every float16 and bfloat16 value, the floats halfway between neighbours (ties
+  // to even), one ulp either side of them, and a strided sweep of all float bit patterns.
+  for (uint32_t h = 0; h < 0x10000u; ++h) {
+    const float hv = static_cast<float>(Half::from_bits(static_cast<uint16_t>(h)));
+    uint32_t u;
+    std::memcpy(&u, &hv, sizeof u);
+    for (uint32_t d : {0u, 1u, 0xfffu, 0x1000u, 0x1001u, 0x1fffu}) {
+      CAPTURE(u + d);
+      CHECK(rounds_like_half_h<Half>(u + d));
+      CHECK(rounds_like_half_h<Half>((u - d) | (u & 0x80000000u)));
+    }
+    const uint32_t b = h << 16;
+    for (uint32_t d : {0u, 1u, 0x7fffu, 0x8000u, 0x8001u, 0xffffu}) {
+      CAPTURE(b + d);
+      CHECK(rounds_like_half_h<BFloat16>(b + d));
+    }
+  }
+  int wrong = 0;
+  for (uint64_t u = 0; u <= 0xffffffffu; u += 9973) {
+    wrong += !rounds_like_half_h<Half>(static_cast<uint32_t>(u));
+    wrong += !rounds_like_half_h<BFloat16>(static_cast<uint32_t>(u));
+  }
+  CHECK(wrong == 0);
+  // float16's edges: 65519.99 rounds to 65504, 65520 (a tie) to inf; 2^-25 (a tie) to 0 and
+  // 3 * 2^-25 to 2^-23 (even); float32 and float64 are left alone.
+  CHECK(round_to_storage<Half>(65519.99f) == 65504.0f);
+  CHECK(std::isinf(round_to_storage<Half>(65520.0f)));
+  CHECK(round_to_storage<Half>(0x1p-25f) == 0.0f);
+  CHECK(round_to_storage<Half>(0x3p-25f) == 0x1p-23f);
+  CHECK(round_to_storage<BFloat16>(1.0f + 0x1p-8f) == 1.0f);
+  CHECK(round_to_storage<float>(1.0f + 0x1p-23f) == 1.0f + 0x1p-23f);
+  CHECK(round_to_storage<double>(0.1) == 0.1);
+}
+
+TEST_CASE("test_binary_functors: isclose rounds float16/bfloat16 tolerances through the dtype") {
+  // float16: rtol 1e-3 times b = 1000 rounds to 1; |a - b| = 1 for a = 1001: close.
+  const IsCloseFn<Half> h{1e-3, 0.0, false};
+  CHECK(h(1001.0f, 1000.0f));
+  CHECK(!h(1002.0f, 1000.0f));
+  // atol 1e-4 is 1678 * 2^-24 = 1.000166e-4 in float16, and so is the difference 1.0001e-4:
+  // close, where unrounded 1.0001e-4 > 1e-4 would not be.
+  const IsCloseFn<Half> t{0.0, 1e-4, false};
+  CHECK(t(1.0001e-4f, 0.0f));
+  CHECK(!IsCloseFn<>{0.0, 1e-4, false}(1.0001e-4f, 0.0f));
+  // bfloat16: atol 0.0078 rounds to 2^-7, the difference between 1 + 2^-7 and 1: close.
+  const IsCloseFn<BFloat16> bf{0.0, 0.0078, false};
+  CHECK(bf(1.0078125f, 1.0f));
+  CHECK(!IsCloseFn<>{0.0, 0.0078, false}(1.0078125f, 1.0f));
+  // A difference that overflows float16 is not close, whatever the float says.
+  const IsCloseFn<Half> o{0.0, 1e9, false};
+  CHECK(!o(60000.0f, -60000.0f));
 }

@@ -1,6 +1,8 @@
 // Indexing: Slice/TensorIndex, x.index({...}) basic (views) and advanced (copies),
 // index_put_ / index_put (accumulate), the vector<optional<Tensor>> forms, index_select,
 // masked_select and nonzero. Values are hand-computed from seq() (0, 1, 2, ... row-major).
+#include <limits>
+
 #include "op_check.h"
 
 using namespace ember;
@@ -384,6 +386,22 @@ TEST_CASE("test_index: index_select") {
       {rand_leaf({2, 2})});
   Tensor y = rand_leaf({3}).index_select(0, longs({0}));
   CHECK(y.grad_fn()->name() == "IndexSelectBackward0");
+}
+
+TEST_CASE("test_index: index_select of views with huge strides") {
+  // as_strided takes any stride on a dim of an empty tensor or a dim of one element, where its
+  // size in bytes can overflow int64; index_select's byte step of that dim did (fuzz_ops under
+  // UBSan). It never steps along such a dim: PyTorch's empty and ordinary results.
+  const int64_t huge = std::numeric_limits<int64_t>::max() / 2;
+  Tensor e = empty({0}).as_strided({0, 2}, {huge, 1});
+  CHECK(shape(e.index_select(0, longs({}))) == Shape{0, 2});
+  CHECK(shape(e.index_select(1, longs({1, 0, 1}))) == Shape{0, 3});
+  Tensor f = empty({0}).as_strided({2, 0}, {1, huge});
+  CHECK(shape(f.index_select(1, longs({}))) == Shape{2, 0});
+  CHECK(shape(f.index_select(0, longs({1, 1, 0}))) == Shape{3, 0});
+  Tensor one = seq({2}).as_strided({1, 2}, {huge, 1});
+  check_close(one.index_select(0, longs({0, 0})), {0, 1, 0, 1});
+  check_close(one.index_select(1, longs({1})), {1});
 }
 
 TEST_CASE("test_index: masked_select") {

@@ -1,5 +1,7 @@
 // gather, scatter (src and value), scatter_, scatter_add(_), index_add(_): values from
 // PyTorch's documentation examples or worked by hand, error texts, gradients.
+#include <limits>
+
 #include "op_check.h"
 
 using namespace ember;
@@ -125,6 +127,32 @@ TEST_CASE("test_scatter: scatter_add values") {
   acc.scatter_add_(0, longs({1, 1}), tensor({5, 6}));
   check_close(acc, {1, 12, 1});
   check_close(zeros({2}, kBool).scatter_add(0, longs({0, 0}), tensor({false, true})), {1, 0});
+}
+
+TEST_CASE("test_scatter: views with huge strides") {
+  // as_strided takes any stride on a dim of an empty tensor or a dim of one element, where its
+  // size in bytes can overflow int64; the indexed loops' byte step of that dim did (fuzz_ops
+  // under UBSan, the step of index_select and of these). None steps along such a dim:
+  // PyTorch's empty and ordinary results.
+  const int64_t huge = std::numeric_limits<int64_t>::max() / 2;
+  Tensor e = empty({0}).as_strided({0, 2}, {huge, 1});
+  Tensor none = longs2({}, {0, 2});
+  CHECK(shape(e.gather(0, none)) == Shape{0, 2});
+  CHECK(shape(e.scatter_(0, none, empty({0, 2}))) == Shape{0, 2});
+  CHECK(shape(e.scatter_(0, none, 1.0)) == Shape{0, 2});
+  CHECK(shape(e.scatter_add_(0, none, empty({0, 2}))) == Shape{0, 2});
+  CHECK(shape(e.index_add_(0, longs({}), empty({0, 2}))) == Shape{0, 2});
+  CHECK(shape(e.index_add_(1, longs({1, 0}), empty({0, 2}))) == Shape{0, 2});
+  // One element along the huge stride: index 0 only, the ordinary results.
+  Tensor base = from_values({1, 2}, {2});
+  Tensor one = base.as_strided({1, 2}, {huge, 1});
+  check_close(one.gather(0, longs2({0, 0, 0, 0, 0, 0}, {3, 2})), {1, 2, 1, 2, 1, 2});
+  one.scatter_(0, longs2({0, 0}, {1, 2}), from_values({5, 6}, {1, 2}));
+  check_close(base, {5, 6});
+  one.scatter_add_(0, longs2({0, 0}, {1, 2}), from_values({1, 1}, {1, 2}));
+  check_close(base, {6, 7});
+  one.index_add_(0, longs({0, 0}), from_values({1, 2, 3, 4}, {2, 2}));
+  check_close(base, {10, 13});
 }
 
 TEST_CASE("test_scatter: scatter errors") {

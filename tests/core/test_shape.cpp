@@ -1,5 +1,7 @@
 // Copying shape ops: cat/concat, stack, repeat, flip, roll, tril/triu (+ in-place forms).
 // Values are hand-computed (math in comments) or from PyTorch 1.13 (one-liner given).
+#include <limits>
+
 #include "op_check.h"
 
 using namespace ember;
@@ -193,6 +195,11 @@ TEST_CASE("test_shape: roll") {
   check_close(m.t().roll({1}, {0}), {2, 5, 0, 3, 1, 4});  // non-contiguous input
   CHECK(m.roll({1}).dtype() == kLong);
   CHECK(shape(zeros({0, 3}).roll({1}, {0})) == Shape{0, 3});
+  // An empty view with a huge stride along the rolled or flipped dim: the offsets of its
+  // slices (its last element) overflowed int64 (UBSan); an empty result, as PyTorch.
+  Tensor huge = empty({0}).as_strided({4, 0}, {std::numeric_limits<int64_t>::max() / 2, 1});
+  CHECK(shape(huge.roll({1}, {0})) == Shape{4, 0});
+  CHECK(shape(huge.flip({0})) == Shape{4, 0});
   check_close(tensor(3.0).roll({1}), {3});
   check_error([] { zeros({2, 3}).roll({}, {}); }, "`shifts` required");
   check_error([] { zeros({2, 3}).roll({1, 2}); }, "shifts and dimensions must align. shifts: 2, dims:0");

@@ -1,5 +1,7 @@
 // View ops (core/ops/views.cpp): values, aliasing (a write through the view changes the base
 // and bumps the version counter both share), PyTorch's error texts, and gradients.
+#include <limits>
+
 #include "op_check.h"
 
 using namespace ember;
@@ -267,6 +269,15 @@ TEST_CASE("test_views: narrow, slice, select") {
   CHECK(huge.numel() == 0);
   CHECK(huge.storage_offset() == 1);
   (void)huge.data_ptr();
+  // select of an empty view along such a dim: index * stride, or that offset in bytes,
+  // overflowed int64 (the same family); the result keeps the input's offset.
+  for (int64_t i : {2, 3}) {
+    Tensor sel = empty({0}).as_strided({4, 0}, {std::numeric_limits<int64_t>::max() / 2, 1}).select(0, i);
+    CHECK(shape(sel) == Shape{0});
+    CHECK(sel.storage_offset() == 0);
+    (void)sel.data_ptr();
+  }
+  CHECK(x.select(0, 2).storage_offset() == 8);  // a non-empty result: PyTorch's offset
   CHECK(shape(x.slice(1, 3, 1)) == Shape{3, 0});
   CHECK(x.slice(1, 0, 4, 2).strides().vec() == Shape{4, 2});
   check_writes_through(x, x.slice(1, 0, 4, 2));
@@ -359,6 +370,18 @@ TEST_CASE("test_views: diagonal") {
   check_close(x.diagonal(), {0, 5, 10});
   check_close(x.diagonal(1), {1, 6, 11});
   check_close(x.diagonal(-1), {4, 9});
+  // Strides near INT64_MAX (as_strided) on dims the diagonal never steps along: their sum and
+  // the start offset overflowed int64 (UBSan). Empty input: an empty diagonal keeping the
+  // input's offset; one element per dim: that element.
+  const int64_t big = std::numeric_limits<int64_t>::max() - 1;
+  Tensor e = empty({0}).as_strided({2, 3, 0}, {big, big, 1});
+  for (int64_t off : {1, -1}) {
+    Tensor de = e.diagonal(off, 0, 1);
+    CHECK(shape(de) == Shape{0, off > 0 ? 2 : 1});
+    CHECK(de.storage_offset() == 0);
+    (void)de.data_ptr();
+  }
+  check_close(from_values({7}, {1}).as_strided({1, 1}, {big, big}).diagonal(), {7});
   check_close(x.diagonal(0, 1, 0), {0, 5, 10});
   CHECK(shape(x.diagonal(5)) == Shape{0});
   CHECK(shape(x.diagonal(-3)) == Shape{0});
