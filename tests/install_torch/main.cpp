@@ -3,12 +3,14 @@
 // for a few SGD steps on fixed data and checks every number against a hand computation and a
 // plain double-precision loop; it also checks the c10/at spellings, TORCH_CHECK's messages and
 // torch::jit::load's error. Prints one line per check; exits 1 if any fails.
+#include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 #include <c10/util/Optional.h>
 #include <c10/util/irange.h>
 #include <torch/script.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <optional>
@@ -96,6 +98,15 @@ int main() {
     }
   }
   check(!unused.has_value(), "c10::nullopt");
+  int64_t sum = 0, empty = 0;
+  for (const auto i : c10::irange(2, 5)) sum += i;
+  for (const auto i : c10::irange(-3)) empty += 1 + i;
+  std::vector<int64_t> hits(100, 0);
+  at::parallel_for(0, 100, 10, [&](int64_t begin, int64_t end) {
+    for (const auto i : c10::irange(begin, end)) hits[i] += 1;
+  });
+  check(sum == 2 + 3 + 4 && empty == 0 && std::count(hits.begin(), hits.end(), 1) == 100,
+        "c10::irange, at::parallel_for");
 
   // c10 names are ember's.
   c10::Device device(c10::kCPU);
