@@ -1,0 +1,5 @@
+// <torch/nn/modules/container/functional.h> for ember: a torch::nn container (ember::nn).
+// All of ember's API comes with it, as ember has one public header (compat/namespaces.h).
+#pragma once
+
+#include <torch/all.h>
