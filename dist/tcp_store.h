@@ -1,6 +1,7 @@
 // ember::dist::TCPStore: c10d's TCPStore. The master process runs the store's server on a
 // thread; every process (the master too) talks to it as a client over one TCP connection.
-// The wire protocol and the server's design are described in dist/tcp_store.cpp.
+// The wire protocol is described in dist/tcp_store_wire.h, the server's design in
+// dist/tcp_store_server.cpp.
 #pragma once
 
 #include "ember/dist/store.h"
