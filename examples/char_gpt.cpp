@@ -37,6 +37,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -421,6 +423,81 @@ int run_generate(Options o, torch::Device device) {
   return 0;
 }
 
+/// The text's token ids as the training (first 90%) and validation (the rest) tensors.
+std::pair<torch::Tensor, torch::Tensor> split_text(const std::vector<int64_t>& ids, int64_t block_size) {
+  const int64_t n = static_cast<int64_t>(ids.size()), n_train = n * 9 / 10;
+  if (n - n_train <= block_size + 1)
+    throw std::runtime_error("the text (" + std::to_string(n) + " bytes) is too short for --block-size " +
+                             std::to_string(block_size));
+  torch::Tensor all = torch::tensor(ids, torch::TensorOptions().dtype(torch::kLong));
+  return {all.narrow(0, 0, n_train), all.narrow(0, n_train, n - n_train)};
+}
+
+/// Loads --resume's checkpoint into the run's model, optimizer, schedule (and GradScaler under
+/// fp16); the step it continues from and the best validation loss so far.
+std::pair<int64_t, double> resume_run(Gpt& model, torch::optim::Optimizer& optimizer,
+                                      torch::optim::LambdaLR& scheduler, torch::amp::GradScaler& scaler,
+                                      const torch::optim::CheckpointInfo& saved, const Options& o) {
+  if (saved.metadata().at("amp") != o.amp)
+    throw std::runtime_error(o.resume + " was written with --amp " + saved.metadata().at("amp"));
+  auto info = o.amp == "fp16" ? torch::optim::load_checkpoint(o.resume, *model, optimizer, scheduler, scaler)
+                              : torch::optim::load_checkpoint(o.resume, *model, optimizer, scheduler);
+  std::printf("resumed from %s at step %lld\n", o.resume.c_str(), static_cast<long long>(info.step()));
+  return {info.step(), std::isnan(info.best_metric()) ? INFINITY : info.best_metric()};
+}
+
+/// Writes the run's checkpoint (model, optimizer, schedule, the GradScaler under fp16, the step
+/// and the best validation loss, the model's options and vocabulary) after `steps` steps.
+void save_run_checkpoint(Gpt& model, torch::optim::Optimizer& optimizer, torch::optim::LambdaLR& scheduler,
+                         torch::amp::GradScaler& scaler, int64_t steps, double best_val, const Options& o,
+                         const Vocab& vocab) {
+  auto info = torch::optim::CheckpointInfo().step(steps).best_metric(best_val).metadata(model_metadata(o, vocab));
+  if (o.amp == "fp16")
+    torch::optim::save_checkpoint(checkpoint_path(o), *model, optimizer, scheduler, scaler, info);
+  else
+    torch::optim::save_checkpoint(checkpoint_path(o), *model, optimizer, scheduler, info);
+}
+
+/// The run's first line: device, precision, model size and shape, vocabulary, split sizes.
+void print_banner(Gpt& model, const Options& o, torch::Device device, const Amp& amp, const Vocab& vocab,
+                  int64_t n_train, int64_t n_val) {
+  const int64_t params = nn::utils::parameters_to_vector(model->parameters()).numel();
+  std::printf("char GPT on %s%s: %lld parameters, %lld layers x %lld heads x %lld, block %lld, vocabulary %lld; "
+              "%lld train / %lld validation bytes\n",
+              device.str().c_str(), amp.enabled() ? (", --amp " + o.amp).c_str() : "", static_cast<long long>(params),
+              static_cast<long long>(o.model.n_layer), static_cast<long long>(o.model.n_head),
+              static_cast<long long>(o.model.n_embd), static_cast<long long>(o.model.block_size),
+              static_cast<long long>(vocab.size()), static_cast<long long>(n_train), static_cast<long long>(n_val));
+}
+
+/// One optimizer step (step counted from 0) of --grad-accum micro-batches under autocast,
+/// with the loss scaled for fp16 and the gradients clipped; the step's summed loss.
+double train_step(Gpt& model, torch::optim::Optimizer& optimizer, torch::amp::GradScaler& scaler,
+                  const torch::Tensor& train, int64_t step, const Options& o, torch::Device device, const Amp& amp) {
+  optimizer.zero_grad();
+  double step_loss = 0;
+  for (int64_t micro = 0; micro < o.grad_accum; ++micro) {
+    auto [x, y] = get_batch(train, o.seed, 0, static_cast<uint64_t>(step * o.grad_accum + micro), o.batch_size,
+                            o.model.block_size);
+    torch::Tensor loss;
+    {
+      torch::AutocastGuard autocast(device.type(), amp.dtype, amp.enabled());
+      loss = loss_of(model, x.to(device), y.to(device)) / static_cast<double>(o.grad_accum);
+    }
+    scaler.scale(loss).backward();
+    step_loss += loss.item<double>();
+  }
+  if (!std::isfinite(step_loss))
+    throw std::runtime_error("the loss became " + std::to_string(step_loss) + " at step " + std::to_string(step + 1));
+  if (o.grad_clip > 0) {
+    scaler.unscale_(optimizer);  // clip the true gradients, not the scaled ones
+    nn::utils::clip_grad_norm_(model->parameters(), o.grad_clip);
+  }
+  scaler.step(optimizer);
+  scaler.update();
+  return step_loss;
+}
+
 int run_training(Options o, torch::Device device) {
   const std::string text = read_text(o.data);
   std::optional<torch::optim::CheckpointInfo> resumed;
@@ -431,13 +508,7 @@ int run_training(Options o, torch::Device device) {
     if (saved.bytes != vocab.bytes) throw std::runtime_error(o.resume + " was trained on a text with another vocabulary");
   }
   o.model.vocab_size = vocab.size();
-  std::vector<int64_t> ids = vocab.encode(text);
-  const int64_t n = static_cast<int64_t>(ids.size()), n_train = n * 9 / 10;
-  if (n - n_train <= o.model.block_size + 1)
-    throw std::runtime_error("the text (" + std::to_string(n) + " bytes) is too short for --block-size " +
-                             std::to_string(o.model.block_size));
-  torch::Tensor all = torch::tensor(ids, torch::TensorOptions().dtype(torch::kLong));
-  torch::Tensor train = all.narrow(0, 0, n_train), val = all.narrow(0, n_train, n - n_train);
+  auto [train, val] = split_text(vocab.encode(text), o.model.block_size);
 
   torch::manual_seed(o.seed);
   Gpt model(o.model);
@@ -458,23 +529,9 @@ int run_training(Options o, torch::Device device) {
                                 torch::amp::GradScalerOptions().enabled(o.amp == "fp16"));
   int64_t start = 0;
   double best_val = INFINITY;
-  if (resumed) {
-    if (resumed->metadata().at("amp") != o.amp)
-      throw std::runtime_error(o.resume + " was written with --amp " + resumed->metadata().at("amp"));
-    auto info = o.amp == "fp16" ? torch::optim::load_checkpoint(o.resume, *model, *optimizer, scheduler, scaler)
-                                : torch::optim::load_checkpoint(o.resume, *model, *optimizer, scheduler);
-    start = info.step();
-    if (!std::isnan(info.best_metric())) best_val = info.best_metric();
-    std::printf("resumed from %s at step %lld\n", o.resume.c_str(), static_cast<long long>(start));
-  }
+  if (resumed) std::tie(start, best_val) = resume_run(model, *optimizer, scheduler, scaler, *resumed, o);
   fs::create_directories(o.out_dir);
-  const int64_t params = nn::utils::parameters_to_vector(model->parameters()).numel();
-  std::printf("char GPT on %s%s: %lld parameters, %lld layers x %lld heads x %lld, block %lld, vocabulary %lld; "
-              "%lld train / %lld validation bytes\n",
-              device.str().c_str(), amp.enabled() ? (", --amp " + o.amp).c_str() : "", static_cast<long long>(params),
-              static_cast<long long>(o.model.n_layer), static_cast<long long>(o.model.n_head),
-              static_cast<long long>(o.model.n_embd), static_cast<long long>(o.model.block_size),
-              static_cast<long long>(vocab.size()), static_cast<long long>(n_train), static_cast<long long>(n - n_train));
+  print_banner(model, o, device, amp, vocab, train.numel(), val.numel());
   std::ofstream losses;
   if (!o.losses.empty()) losses.open(o.losses, resumed ? std::ios::app : std::ios::trunc);
 
@@ -487,27 +544,7 @@ int run_training(Options o, torch::Device device) {
   auto t0 = std::chrono::steady_clock::now();
   const double tokens_per_step = static_cast<double>(o.batch_size * o.grad_accum * o.model.block_size);
   for (int64_t step = start; step < o.max_iters; ++step) {
-    optimizer->zero_grad();
-    double step_loss = 0;
-    for (int64_t micro = 0; micro < o.grad_accum; ++micro) {
-      auto [x, y] = get_batch(train, o.seed, 0, static_cast<uint64_t>(step * o.grad_accum + micro), o.batch_size,
-                              o.model.block_size);
-      torch::Tensor loss;
-      {
-        torch::AutocastGuard autocast(device.type(), amp.dtype, amp.enabled());
-        loss = loss_of(model, x.to(device), y.to(device)) / static_cast<double>(o.grad_accum);
-      }
-      scaler.scale(loss).backward();
-      step_loss += loss.item<double>();
-    }
-    if (!std::isfinite(step_loss))
-      throw std::runtime_error("the loss became " + std::to_string(step_loss) + " at step " + std::to_string(step + 1));
-    if (o.grad_clip > 0) {
-      scaler.unscale_(*optimizer);  // clip the true gradients, not the scaled ones
-      nn::utils::clip_grad_norm_(model->parameters(), o.grad_clip);
-    }
-    scaler.step(*optimizer);
-    scaler.update();
+    const double step_loss = train_step(model, *optimizer, scaler, train, step, o, device, amp);
     scheduler.step();
     if (losses.is_open()) losses << step + 1 << ',' << std::setprecision(9) << step_loss << '\n';
     if (tensorboard) {
@@ -528,11 +565,7 @@ int run_training(Options o, torch::Device device) {
                   static_cast<long long>(step + 1), static_cast<long long>(o.max_iters), step_loss, v,
                   better ? " *" : "", scheduler.get_last_lr().front(), done * tokens_per_step / secs);
       std::fflush(stdout);
-      auto info = torch::optim::CheckpointInfo().step(step + 1).best_metric(best_val).metadata(model_metadata(o, vocab));
-      if (o.amp == "fp16")
-        torch::optim::save_checkpoint(checkpoint_path(o), *model, *optimizer, scheduler, scaler, info);
-      else
-        torch::optim::save_checkpoint(checkpoint_path(o), *model, *optimizer, scheduler, info);
+      save_run_checkpoint(model, *optimizer, scheduler, scaler, step + 1, best_val, o, vocab);
       if (losses.is_open()) losses.flush();
       if (tensorboard) {
         tensorboard->add_scalar("loss/val", v, step + 1);

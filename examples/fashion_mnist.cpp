@@ -48,6 +48,7 @@
 #include <ember/ember.h>
 
 #include "data_parallel.h"
+#include "fashion_mnist_options.h"
 #include "oom_retry.h"
 #include "training_log.h"
 
@@ -55,118 +56,6 @@ namespace torch = ember;
 namespace nn = ember::nn;
 namespace F = ember::nn::functional;
 namespace fs = std::filesystem;
-
-// ---- command line ---------------------------------------------------------------------------
-
-struct Options {
-  std::string model = "cnn";
-  int epochs = 6;
-  int64_t batch_size = 128;
-  double lr = 2e-3;
-  double weight_decay = 1e-4;
-  uint64_t seed = 0;
-  int64_t workers = 1;
-  int64_t validation = 5000;  // images of the train split held out for validation
-  int patience = 3;           // epochs without a better validation accuracy before stopping
-  int threads = 0;            // 0: ember's default
-  int64_t limit_train = 0;    // use only the first N train images (0: all) — quick runs, CI
-  int64_t limit_test = 0;
-  int stop_after = 0;         // end the run after this epoch (0: never) — to test --resume
-  std::string data_dir = "/usr/share/datasets/fashion-mnist";
-  std::string out_dir = "runs/fashion_mnist";
-  std::string device = "cpu";
-  std::string amp = "off";    // mixed precision: off, bf16 or fp16
-  std::string dist = "off";   // data parallelism: off, gloo or nccl
-  std::string tensorboard;    // TensorBoard event files here (empty: none)
-  std::string resume, eval;
-};
-
-[[noreturn]] void usage(int code) {
-  std::printf(
-      "usage: fashion_mnist [options]\n"
-      "  --model cnn|mlp      network (default cnn)\n"
-      "  --epochs N           epochs (default 6)\n"
-      "  --batch-size N       (default 128)\n"
-      "  --lr X               peak learning rate of the one-cycle schedule (default 2e-3)\n"
-      "  --weight-decay X     AdamW weight decay (default 1e-4)\n"
-      "  --seed N             seeds weights, split, shuffling and dropout (default 0)\n"
-      "  --workers N          data loader threads (default 1)\n"
-      "  --threads N          compute threads (default: all cores)\n"
-      "  --patience N         stop after N epochs without a better validation accuracy (default 3)\n"
-      "  --data-dir DIR       Fashion-MNIST IDX files (default /usr/share/datasets/fashion-mnist)\n"
-      "  --out-dir DIR        run folder (default runs/fashion_mnist)\n"
-      "  --device cpu|cuda    (default cpu)\n"
-      "  --amp off|bf16|fp16  mixed precision: autocast to bfloat16 or float16 (fp16 with a GradScaler);\n"
-      "                       default off (float32)\n"
-      "  --dist off|gloo|nccl data-parallel training under ember-run / torchrun (default off);\n"
-      "                       --batch-size is per process; nccl: one process per GPU\n"
-      "  --tensorboard DIR    also log losses, accuracies, lr and weight histograms for TensorBoard\n"
-      "  --resume PATH|auto   continue from a checkpoint_epochN.safetensors (auto: the newest in\n"
-      "                       --out-dir, if any — what a group restarted by ember-run wants)\n"
-      "  --eval PATH          only evaluate saved weights (best_model.safetensors) on the test set\n"
-      "  --limit-train N, --limit-test N   use the first N images only (quick runs)\n"
-      "  --stop-after N       end the run after epoch N, as an interruption would\n");
-  std::exit(code);
-}
-
-Options parse_args(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-h" || a == "--help") usage(0);
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "fashion_mnist: %s needs a value\n", a.c_str());
-      usage(2);
-    }
-    std::string v = argv[++i];
-    try {
-      if (a == "--model") o.model = v;
-      else if (a == "--epochs") o.epochs = std::stoi(v);
-      else if (a == "--batch-size") o.batch_size = std::stoll(v);
-      else if (a == "--lr") o.lr = std::stod(v);
-      else if (a == "--weight-decay") o.weight_decay = std::stod(v);
-      else if (a == "--seed") o.seed = std::stoull(v);
-      else if (a == "--workers") o.workers = std::stoll(v);
-      else if (a == "--threads") o.threads = std::stoi(v);
-      else if (a == "--patience") o.patience = std::stoi(v);
-      else if (a == "--data-dir") o.data_dir = v;
-      else if (a == "--out-dir") o.out_dir = v;
-      else if (a == "--device") o.device = v;
-      else if (a == "--amp") o.amp = v;
-      else if (a == "--dist") o.dist = v;
-      else if (a == "--tensorboard") o.tensorboard = v;
-      else if (a == "--resume") o.resume = v;
-      else if (a == "--eval") o.eval = v;
-      else if (a == "--limit-train") o.limit_train = std::stoll(v);
-      else if (a == "--limit-test") o.limit_test = std::stoll(v);
-      else if (a == "--stop-after") o.stop_after = std::stoi(v);
-      else {
-        std::fprintf(stderr, "fashion_mnist: unknown option %s\n", a.c_str());
-        usage(2);
-      }
-    } catch (const std::logic_error&) {
-      std::fprintf(stderr, "fashion_mnist: bad value '%s' for %s\n", v.c_str(), a.c_str());
-      usage(2);
-    }
-  }
-  if (o.model != "cnn" && o.model != "mlp") {
-    std::fprintf(stderr, "fashion_mnist: --model must be cnn or mlp, got %s\n", o.model.c_str());
-    usage(2);
-  }
-  if (o.amp != "off" && o.amp != "bf16" && o.amp != "fp16") {
-    std::fprintf(stderr, "fashion_mnist: --amp must be off, bf16 or fp16, got %s\n", o.amp.c_str());
-    usage(2);
-  }
-  if (o.dist != "off" && o.dist != "gloo" && o.dist != "nccl") {
-    std::fprintf(stderr, "fashion_mnist: --dist must be off, gloo or nccl, got %s\n", o.dist.c_str());
-    usage(2);
-  }
-  if (o.epochs < 1 || o.batch_size < 1 || o.workers < 0 || !(o.lr > 0)) {
-    std::fprintf(stderr, "fashion_mnist: --epochs, --batch-size and --lr must be positive\n");
-    usage(2);
-  }
-  return o;
-}
 
 // ---- the models (the same modules, in the same order, as examples/fashion_mnist.py) ---------
 
@@ -532,6 +421,84 @@ int run_eval(const Options& o, torch::Device device) {
   return 0;
 }
 
+/// The optimizer, its one-cycle schedule and the GradScaler of a run of `steps_per_epoch`
+/// optimizer steps an epoch.
+void make_optimizer(Trainer& t, int64_t steps_per_epoch) {
+  const Options& o = t.o;
+  t.optimizer = std::make_unique<torch::optim::AdamW>(t.model.module->parameters(),
+                                                      torch::optim::AdamWOptions(o.lr).weight_decay(o.weight_decay));
+  t.scheduler = std::make_unique<torch::optim::OneCycleLR>(*t.optimizer, o.lr, o.epochs * steps_per_epoch);
+  // PyTorch's recipe: a GradScaler for float16 only (bfloat16 has float32's exponent range);
+  // disabled, every method of it passes through.
+  t.amp = amp_mode(o.amp);
+  t.scaler = std::make_unique<torch::amp::GradScaler>(t.device.is_cuda() ? "cuda" : "cpu",
+                                                      torch::amp::GradScalerOptions().enabled(t.amp.scaled()));
+}
+
+/// The TensorBoard writer of --tensorboard (rank 0 only).
+void open_tensorboard(Trainer& t) {
+  const Options& o = t.o;
+  if (o.tensorboard.empty() || !t.dp.is_main()) return;
+  // A resumed run restarts at its next epoch: purge_step hides what an interrupted run
+  // logged after its last checkpoint.
+  t.tensorboard = std::make_unique<torch::tensorboard::SummaryWriter>(
+      o.tensorboard, "", t.start_epoch > 1 ? std::optional<int64_t>(t.start_epoch) : std::nullopt);
+  if (t.start_epoch == 1)
+    t.tensorboard->add_text("run", "model " + o.model + ", batch " + std::to_string(o.batch_size) + ", lr " +
+                                       std::to_string(o.lr) + ", amp " + o.amp + ", dist " + o.dist, 0);
+}
+
+/// The run's first line: model, device, precision, split sizes, parameters, epochs.
+void print_banner(const Trainer& t, int64_t train, int64_t val, int64_t test) {
+  const Options& o = t.o;
+  const trainer::DataParallel& dp = t.dp;
+  std::printf("%s on %s, %s: %lld train / %lld validation / %lld test images, %lld parameters, %d epochs%s\n",
+              o.model.c_str(), t.device.str().c_str(), t.amp.describe().c_str(), static_cast<long long>(train),
+              static_cast<long long>(val), static_cast<long long>(test),
+              static_cast<long long>(nn::utils::parameters_to_vector(t.model.module->parameters()).numel()),
+              o.epochs,
+              dp.enabled() ? (", data-parallel over " + std::to_string(dp.world_size()) + " ranks (" + o.dist +
+                              "), batch " + std::to_string(o.batch_size) + " per rank")
+                                 .c_str()
+                           : "");
+}
+
+/// After epoch `epoch` trained (metrics m): scores it on the validation split, keeps the best
+/// model, logs, prints and checkpoints. Whether it was the best so far.
+bool finish_epoch(Trainer& t, trainer::EpochMetrics& m, int epoch, const Split& val, const std::string& best_path) {
+  const Options& o = t.o;
+  trainer::DataParallel& dp = t.dp;
+  double lr = t.scheduler->get_last_lr().front();  // where the schedule ended this epoch
+  // Rank 0 scores the epoch and every rank takes its numbers: the ranks hold the same
+  // weights, and agree on the best epoch and on stopping.
+  Score v;
+  if (dp.is_main()) v = evaluate(t.model, val, t.device, t.amp);
+  std::vector<double> score{v.loss, v.accuracy};
+  dp.from_rank0(score);
+  v = {score[0], score[1]};
+  m.val_loss = v.loss, m.val_acc = v.accuracy, m.lr = lr;
+  t.history.push_back(m);
+  bool better = v.accuracy > t.best_val;
+  if (better) {
+    t.best_val = v.accuracy;
+    t.epochs_since_best = 0;
+    if (dp.is_main()) torch::save_file(t.model.module->state_dict(), best_path);
+  } else {
+    ++t.epochs_since_best;
+  }
+  if (t.tensorboard) log_epoch(*t.tensorboard, t, m);
+  if (dp.is_main()) {
+    std::printf("epoch %d/%d | train loss %.4f acc %.2f%% | val loss %.4f acc %.2f%%%s | lr %.2e | %.1f s\n", epoch,
+                o.epochs, m.train_loss, 100 * m.train_acc, m.val_loss, 100 * m.val_acc, better ? " *" : "", lr,
+                m.seconds);
+    std::fflush(stdout);
+    save_checkpoint(t, epoch);
+    trainer::write_metrics_csv((fs::path(o.out_dir) / "metrics.csv").string(), t.history);
+    trainer::write_metrics_svg((fs::path(o.out_dir) / "metrics.svg").string(), t.history);
+  }
+  return better;
+}
+
 int run_training(const Options& o, trainer::DataParallel& dp, torch::Device device) {
   fs::create_directories(o.out_dir);
   Split all = load_split(o, /*train=*/true);
@@ -544,71 +511,18 @@ int run_training(const Options& o, trainer::DataParallel& dp, torch::Device devi
   if (steps_per_epoch < 1)
     throw std::runtime_error("--batch-size is larger than the training split" +
                              std::string(dp.enabled() ? " (this rank's share of it)" : ""));
-
-  t.optimizer = std::make_unique<torch::optim::AdamW>(t.model.module->parameters(),
-                                                      torch::optim::AdamWOptions(o.lr).weight_decay(o.weight_decay));
-  t.scheduler = std::make_unique<torch::optim::OneCycleLR>(*t.optimizer, o.lr, o.epochs * steps_per_epoch);
-  // PyTorch's recipe: a GradScaler for float16 only (bfloat16 has float32's exponent range);
-  // disabled, every method of it passes through.
-  t.amp = amp_mode(o.amp);
-  t.scaler = std::make_unique<torch::amp::GradScaler>(device.is_cuda() ? "cuda" : "cpu",
-                                                      torch::amp::GradScalerOptions().enabled(t.amp.scaled()));
+  make_optimizer(t, steps_per_epoch);
   if (!o.resume.empty()) resume(t);
   // After resuming (every rank read the same file): DDP's construction broadcasts rank 0's
   // parameters and buffers and checks that every rank's parameters have the same shapes.
   t.model.train_forward = dp.wrap(t.model.module, t.model.forward);
-  if (!o.tensorboard.empty() && dp.is_main()) {
-    // A resumed run restarts at its next epoch: purge_step hides what an interrupted run
-    // logged after its last checkpoint.
-    t.tensorboard = std::make_unique<torch::tensorboard::SummaryWriter>(
-        o.tensorboard, "", t.start_epoch > 1 ? std::optional<int64_t>(t.start_epoch) : std::nullopt);
-    if (t.start_epoch == 1)
-      t.tensorboard->add_text("run", "model " + o.model + ", batch " + std::to_string(o.batch_size) + ", lr " +
-                                         std::to_string(o.lr) + ", amp " + o.amp + ", dist " + o.dist, 0);
-  }
+  open_tensorboard(t);
+  if (dp.is_main()) print_banner(t, train.size(), val.size(), test.size());
 
-  if (dp.is_main())
-    std::printf("%s on %s, %s: %lld train / %lld validation / %lld test images, %lld parameters, %d epochs%s\n",
-                o.model.c_str(), device.str().c_str(), t.amp.describe().c_str(),
-                static_cast<long long>(train.size()), static_cast<long long>(val.size()),
-                static_cast<long long>(test.size()),
-                static_cast<long long>(nn::utils::parameters_to_vector(t.model.module->parameters()).numel()),
-                o.epochs,
-                dp.enabled() ? (", data-parallel over " + std::to_string(dp.world_size()) + " ranks (" + o.dist +
-                                "), batch " + std::to_string(o.batch_size) + " per rank")
-                                   .c_str()
-                             : "");
   const std::string best_path = (fs::path(o.out_dir) / "best_model.safetensors").string();
   for (int epoch = t.start_epoch; epoch <= o.epochs; ++epoch) {
     trainer::EpochMetrics m = train_epoch(t, train, epoch);
-    double lr = t.scheduler->get_last_lr().front();  // where the schedule ended this epoch
-    // Rank 0 scores the epoch and every rank takes its numbers: the ranks hold the same
-    // weights, and agree on the best epoch and on stopping.
-    Score v;
-    if (dp.is_main()) v = evaluate(t.model, val, device, t.amp);
-    std::vector<double> score{v.loss, v.accuracy};
-    dp.from_rank0(score);
-    v = {score[0], score[1]};
-    m.val_loss = v.loss, m.val_acc = v.accuracy, m.lr = lr;
-    t.history.push_back(m);
-    bool better = v.accuracy > t.best_val;
-    if (better) {
-      t.best_val = v.accuracy;
-      t.epochs_since_best = 0;
-      if (dp.is_main()) torch::save_file(t.model.module->state_dict(), best_path);
-    } else {
-      ++t.epochs_since_best;
-    }
-    if (t.tensorboard) log_epoch(*t.tensorboard, t, m);
-    if (dp.is_main()) {
-      std::printf("epoch %d/%d | train loss %.4f acc %.2f%% | val loss %.4f acc %.2f%%%s | lr %.2e | %.1f s\n",
-                  epoch, o.epochs, m.train_loss, 100 * m.train_acc, m.val_loss, 100 * m.val_acc, better ? " *" : "",
-                  lr, m.seconds);
-      std::fflush(stdout);
-      save_checkpoint(t, epoch);
-      trainer::write_metrics_csv((fs::path(o.out_dir) / "metrics.csv").string(), t.history);
-      trainer::write_metrics_svg((fs::path(o.out_dir) / "metrics.svg").string(), t.history);
-    }
+    finish_epoch(t, m, epoch, val, best_path);
     if (epoch == o.stop_after) break;
     if (t.epochs_since_best >= o.patience && epoch < o.epochs) {
       if (dp.is_main()) std::printf("stopping early: validation accuracy has not improved for %d epochs\n", o.patience);
