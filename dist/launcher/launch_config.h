@@ -64,6 +64,64 @@ inline std::string canonical_option(std::string_view name) {
   return out;
 }
 
+// Sets option `name` (canonical spelling) of `c` to `value`; the error, if the value is bad
+// or the option unknown (`arg`: the argument as given).
+inline std::optional<std::string> set_option(LaunchConfig& c, const std::string& name, const std::string& value,
+                                             const std::string& arg) {
+  auto bad = [&] { return "argument " + name + ": invalid value '" + value + "'"; };
+  if (name == "--nproc-per-node") {
+    if (value == "gpu" || value == "auto")
+      return std::string("--nproc-per-node=" + value + " needs the GPU count, which ember-run does not query; give a number");
+    if (value == "cpu") {
+      c.nproc_per_node = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    } else if (!parse_int(value, c.nproc_per_node) || c.nproc_per_node < 1) {
+      return bad();
+    }
+  } else if (name == "--nnodes") {
+    // torchrun's elastic "MIN:MAX"; only a fixed size (MIN == MAX) is supported.
+    std::string lo = value, hi = value;
+    if (size_t colon = value.find(':'); colon != std::string::npos) {
+      lo = value.substr(0, colon);
+      hi = value.substr(colon + 1);
+    }
+    int a = 0, b = 0;
+    if (!detail::parse_int(lo, a) || !detail::parse_int(hi, b) || a < 1) return bad();
+    if (a != b) return std::string("--nnodes=" + value + ": elastic (MIN:MAX) rendezvous is not built; give a fixed node count");
+    c.nnodes = a;
+  } else if (name == "--node-rank") {
+    if (!detail::parse_int(value, c.node_rank) || c.node_rank < 0) return bad();
+  } else if (name == "--master-addr") {
+    if (value.empty()) return bad();
+    c.master_addr = value;
+  } else if (name == "--master-port") {
+    if (!detail::parse_int(value, c.master_port) || c.master_port < 1 || c.master_port > 65535) return bad();
+  } else if (name == "--max-restarts") {
+    if (!detail::parse_int(value, c.max_restarts) || c.max_restarts < 0) return bad();
+  } else if (name == "--monitor-interval") {
+    if (!detail::parse_double(value, c.monitor_interval) || !(c.monitor_interval > 0)) return bad();
+  } else if (name == "--stop-timeout") {
+    if (!detail::parse_double(value, c.stop_timeout) || !(c.stop_timeout >= 0)) return bad();
+  } else if (name == "--rdzv-id") {
+    c.run_id = value;
+  } else if (name == "--role") {
+    c.role = value;
+  } else if (name == "--local-ranks-filter") {
+    size_t start = 0;
+    while (start <= value.size()) {
+      size_t comma = value.find(',', start);
+      if (comma == std::string::npos) comma = value.size();
+      int rank = 0;
+      if (!detail::parse_int(value.substr(start, comma - start), rank) || rank < 0)
+        return std::string("--local_ranks_filter must be a comma-separated list of integers e.g. --local_ranks_filter=0,1,2");
+      c.local_ranks_filter.push_back(rank);
+      start = comma + 1;
+    }
+  } else {
+    return std::string("unrecognized option " + arg);
+  }
+  return std::nullopt;
+}
+
 }  // namespace detail
 
 // Parses ember-run's arguments (argv without the program name). Options come first; the first
@@ -109,57 +167,7 @@ inline ParseResult parse_launch_args(const std::vector<std::string>& args) {
     } else {
       return fail("argument " + name + ": expected one argument");
     }
-    auto bad = [&] { return fail("argument " + name + ": invalid value '" + value + "'"); };
-    if (name == "--nproc-per-node") {
-      if (value == "gpu" || value == "auto")
-        return fail("--nproc-per-node=" + value + " needs the GPU count, which ember-run does not query; give a number");
-      if (value == "cpu") {
-        c.nproc_per_node = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-      } else if (!detail::parse_int(value, c.nproc_per_node) || c.nproc_per_node < 1) {
-        return bad();
-      }
-    } else if (name == "--nnodes") {
-      // torchrun's elastic "MIN:MAX"; only a fixed size (MIN == MAX) is supported.
-      std::string lo = value, hi = value;
-      if (size_t colon = value.find(':'); colon != std::string::npos) {
-        lo = value.substr(0, colon);
-        hi = value.substr(colon + 1);
-      }
-      int a = 0, b = 0;
-      if (!detail::parse_int(lo, a) || !detail::parse_int(hi, b) || a < 1) return bad();
-      if (a != b) return fail("--nnodes=" + value + ": elastic (MIN:MAX) rendezvous is not built; give a fixed node count");
-      c.nnodes = a;
-    } else if (name == "--node-rank") {
-      if (!detail::parse_int(value, c.node_rank) || c.node_rank < 0) return bad();
-    } else if (name == "--master-addr") {
-      if (value.empty()) return bad();
-      c.master_addr = value;
-    } else if (name == "--master-port") {
-      if (!detail::parse_int(value, c.master_port) || c.master_port < 1 || c.master_port > 65535) return bad();
-    } else if (name == "--max-restarts") {
-      if (!detail::parse_int(value, c.max_restarts) || c.max_restarts < 0) return bad();
-    } else if (name == "--monitor-interval") {
-      if (!detail::parse_double(value, c.monitor_interval) || !(c.monitor_interval > 0)) return bad();
-    } else if (name == "--stop-timeout") {
-      if (!detail::parse_double(value, c.stop_timeout) || !(c.stop_timeout >= 0)) return bad();
-    } else if (name == "--rdzv-id") {
-      c.run_id = value;
-    } else if (name == "--role") {
-      c.role = value;
-    } else if (name == "--local-ranks-filter") {
-      size_t start = 0;
-      while (start <= value.size()) {
-        size_t comma = value.find(',', start);
-        if (comma == std::string::npos) comma = value.size();
-        int rank = 0;
-        if (!detail::parse_int(value.substr(start, comma - start), rank) || rank < 0)
-          return fail("--local_ranks_filter must be a comma-separated list of integers e.g. --local_ranks_filter=0,1,2");
-        c.local_ranks_filter.push_back(rank);
-        start = comma + 1;
-      }
-    } else {
-      return fail("unrecognized option " + arg);
-    }
+    if (auto error = detail::set_option(c, name, value, arg)) return fail(*error);
   }
   c.program.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   if (c.program.empty()) return fail("the following arguments are required: training_script");
