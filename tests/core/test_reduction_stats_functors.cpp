@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "ember/core/ops/minmax_math.h"
-#include "ember/core/ops/random.h"
 #include "ember/core/ops/reduce_math.h"
 
 using namespace ember;

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "ember/core/error.h"
-#include "ember/core/ops/views.h"
 #include "ember/dist/dist.h"
 
 #include <doctest/doctest.h>
