@@ -82,12 +82,14 @@ TEST_CASE("the fused SGD step equals the tensor ops' step") {
         manual_seed(11);
         Tensor p1 = randn({n}).to(t), p2 = p1.clone();
         SGDParamState s1, s2;
+        // The operands' magnitudes summed over the steps so far, for the tolerance of a build
+        // whose add does not fuse: each step's roundings carry into the next.
+        Tensor scale = zeros({n}, t);
         for (int step = 0; step < 4; ++step) {  // the first step starts the momentum buffer
           CAPTURE(step);
           Tensor g = randn({n}).to(t);
-          // The operands' magnitudes, for the tolerance of a build whose add does not fuse.
-          Tensor scale = p2.abs() + g.abs() +
-                         (s2.momentum_buffer().defined() ? s2.momentum_buffer().abs() : zeros_like(g));
+          scale = scale + p2.abs() + g.abs() +
+                  (s2.momentum_buffer().defined() ? s2.momentum_buffer().abs() : zeros_like(g));
           optim::detail::sgd_step(p1, g, s1, o);
           optim::detail::sgd_step_reference(p2, g, s2, o);
           check_agree(p1, p2, scale, exact);
