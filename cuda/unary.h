@@ -32,7 +32,7 @@ void unary_map(const Tensor& x, const Tensor& out, const Fn& fn);
 #define EMBER_CUDA_UNARY_MATH_MAPS(X)                                                            \
   X(ExpFn) X(Exp2Fn) X(Expm1Fn) X(LogFn) X(Log2Fn) X(Log10Fn) X(Log1pFn) X(SqrtFn) X(RsqrtFn)      \
   X(ReciprocalFn) X(SinFn) X(CosFn) X(TanFn) X(AsinFn) X(AcosFn) X(AtanFn) X(SinhFn) X(CoshFn)     \
-  X(TanhFn) X(SigmoidFn) X(ErfFn) X(ErfcFn)
+  X(TanhFn) X(AsinhFn) X(AcoshFn) X(AtanhFn) X(SigmoidFn) X(ErfFn) X(ErfcFn)
 // cuda/unary_numeric.cu
 #define EMBER_CUDA_UNARY_NUMERIC_MAPS(X)                                                          \
   X(NegFn) X(AbsFn) X(SquareFn) X(SignFn) X(FloorFn) X(CeilFn) X(RoundFn) X(TruncFn)              \

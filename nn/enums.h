@@ -18,6 +18,7 @@ namespace enumtype {
 EMBER_ENUM_TYPE(kNone, "none")
 EMBER_ENUM_TYPE(kMean, "mean")
 EMBER_ENUM_TYPE(kSum, "sum")
+EMBER_ENUM_TYPE(kMax, "max")
 EMBER_ENUM_TYPE(kBatchMean, "batchmean")
 EMBER_ENUM_TYPE(kSame, "same")
 EMBER_ENUM_TYPE(kValid, "valid")
@@ -50,6 +51,7 @@ EMBER_ENUM_TYPE(kSELU, "selu")
 inline constexpr enumtype::kNone kNone{};
 inline constexpr enumtype::kMean kMean{};
 inline constexpr enumtype::kSum kSum{};
+inline constexpr enumtype::kMax kMax{};
 inline constexpr enumtype::kBatchMean kBatchMean{};
 inline constexpr enumtype::kSame kSame{};
 inline constexpr enumtype::kValid kValid{};

@@ -362,8 +362,14 @@ void Module::pretty_print_recursive(std::ostream& stream, const std::string& ind
   if (children_.is_empty()) {
     std::ostringstream line;
     pretty_print(line);
-    stream << line.str();
-    if (line.str() == name()) stream << "()";
+    // A multi-line repr (ParameterList's) keeps its shape when nested: each line after the
+    // first is indented to this child's depth, as Python's _addindent does.
+    const std::string text = line.str();
+    for (char c : text) {
+      stream << c;
+      if (c == '\n') stream << indentation;
+    }
+    if (text == name()) stream << "()";
     return;
   }
   stream << name() << "(\n";

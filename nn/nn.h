@@ -19,6 +19,7 @@
 #include "ember/nn/modules/linear.h"
 #include "ember/nn/modules/loss.h"
 #include "ember/nn/modules/normalization.h"
+#include "ember/nn/modules/parameter_containers.h"
 #include "ember/nn/modules/pooling.h"
 #include "ember/nn/modules/rnn.h"
 #include "ember/nn/modules/softmax.h"

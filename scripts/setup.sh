@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(g++ python3 cmake ninja-build ccache doctest-dev libbenchmark-dev zlib1g-dev dataset-fashion-mnist libgloo-dev libprotobuf-dev protobuf-compiler fortunes graphviz clang libclang-rt-14-dev libomp-dev)
+packages=(g++ python3 cmake ninja-build ccache doctest-dev libbenchmark-dev zlib1g-dev liblapack-dev dataset-fashion-mnist libgloo-dev libprotobuf-dev protobuf-compiler fortunes graphviz clang libclang-rt-14-dev libomp-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

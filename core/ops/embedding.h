@@ -15,6 +15,16 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
 /// The weight gradient of embedding, built from public ops (so it is differentiable).
 Tensor embedding_dense_backward(const Tensor& grad, const Tensor& indices, int64_t num_weights,
                                 int64_t padding_idx, bool scale_grad_by_freq);
+/// Bags of embedding rows reduced to one vector each (torch.embedding_bag's output): indices
+/// (1-d, int64/int32) split into bags at `offsets` (1-d, starting at 0; with
+/// include_last_offset its last entry ends the last bag); mode 0 sums (each row times its
+/// per_sample_weights entry, if given), 1 averages, 2 takes the elementwise max; an empty bag
+/// gives zeros. Entries equal to padding_idx (>= 0; -1: none) are left out of their bag. Built
+/// from embedding and index_put, so it is differentiable in weight and per_sample_weights.
+Tensor embedding_bag(const Tensor& weight, const Tensor& indices, const Tensor& offsets,
+                     bool scale_grad_by_freq = false, int64_t mode = 0, bool sparse = false,
+                     const Tensor& per_sample_weights = {}, bool include_last_offset = false,
+                     int64_t padding_idx = -1);
 /// Rescales, in place and unrecorded, the rows of self named by indices whose norm_type-norm
 /// exceeds max_norm to norm max_norm (PyTorch's embedding_renorm_).
 Tensor& embedding_renorm_(Tensor& self, const Tensor& indices, double max_norm, double norm_type);

@@ -293,6 +293,33 @@ struct Tanh final : MapOp<Tanh, TanhFn> {
   }
 };
 
+// asinh: d/dx asinh x = 1/sqrt(x^2 + 1).
+struct Asinh final : MapOp<Asinh, AsinhFn> {
+  const char* name() const override { return "asinh"; }
+  Tensor backward(const SavedTensors& s, const Tensor& g) const override {
+    Tensor x = s.input(0);
+    return g * (x * x + 1).rsqrt();
+  }
+};
+
+// acosh: d/dx acosh x = 1/sqrt(x^2 - 1).
+struct Acosh final : MapOp<Acosh, AcoshFn> {
+  const char* name() const override { return "acosh"; }
+  Tensor backward(const SavedTensors& s, const Tensor& g) const override {
+    Tensor x = s.input(0);
+    return g * (x * x - 1).rsqrt();
+  }
+};
+
+// atanh: d/dx atanh x = 1/(1 - x^2).
+struct Atanh final : MapOp<Atanh, AtanhFn> {
+  const char* name() const override { return "atanh"; }
+  Tensor backward(const SavedTensors& s, const Tensor& g) const override {
+    Tensor x = s.input(0);
+    return g / (1 - x * x);
+  }
+};
+
 // sigmoid: 1/(1 + e^{-x}); d/dx = s(1 - s) with s the saved result.
 struct Sigmoid final : MapOp<Sigmoid, SigmoidFn> {
   const char* name() const override { return "sigmoid"; }
@@ -520,6 +547,12 @@ Tensor acos(const Tensor& x) { return autocast_float_unary<Acos>(&acos, x); }
 Tensor Tensor::acos() const { return ember::acos(*this); }
 Tensor& Tensor::acos_() { return float_unary_<Acos>(*this); }
 Tensor atan(const Tensor& x) { return float_unary<Atan>(x); }
+Tensor asinh(const Tensor& x) { return float_unary<Asinh>(x); }
+Tensor acosh(const Tensor& x) { return float_unary<Acosh>(x); }
+Tensor atanh(const Tensor& x) { return float_unary<Atanh>(x); }
+Tensor& asinh_(Tensor& x) { return float_unary_<Asinh>(x); }
+Tensor& acosh_(Tensor& x) { return float_unary_<Acosh>(x); }
+Tensor& atanh_(Tensor& x) { return float_unary_<Atanh>(x); }
 Tensor Tensor::atan() const { return ember::atan(*this); }
 Tensor& Tensor::atan_() { return float_unary_<Atan>(*this); }
 Tensor sinh(const Tensor& x) { return autocast_float_unary<Sinh>(&sinh, x); }

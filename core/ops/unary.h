@@ -33,6 +33,14 @@ Tensor atan(const Tensor& x);
 Tensor sinh(const Tensor& x);
 Tensor cosh(const Tensor& x);
 Tensor tanh(const Tensor& x);
+/// Inverse hyperbolic functions (torch.asinh/acosh/atanh; integer input computes in float32),
+/// and their in-place forms on a floating tensor.
+Tensor asinh(const Tensor& x);
+Tensor acosh(const Tensor& x);
+Tensor atanh(const Tensor& x);
+Tensor& asinh_(Tensor& x);
+Tensor& acosh_(Tensor& x);
+Tensor& atanh_(Tensor& x);
 Tensor sigmoid(const Tensor& x);
 Tensor erf(const Tensor& x);
 Tensor erfc(const Tensor& x);

@@ -142,6 +142,20 @@ struct TanhFn {
   static constexpr MapDomain kDomain = MapDomain::kFloating;
   template <class M> EMBER_HOST_DEVICE M operator()(M v) const { return math::tanh(v); }
 };
+struct AsinhFn {
+  static constexpr MapDomain kDomain = MapDomain::kFloating;
+  template <class M> EMBER_HOST_DEVICE M operator()(M v) const { return math::asinh(v); }
+};
+/// nan below 1 (the C function's domain, as torch.acosh).
+struct AcoshFn {
+  static constexpr MapDomain kDomain = MapDomain::kFloating;
+  template <class M> EMBER_HOST_DEVICE M operator()(M v) const { return math::acosh(v); }
+};
+/// +-inf at +-1, nan outside [-1, 1].
+struct AtanhFn {
+  static constexpr MapDomain kDomain = MapDomain::kFloating;
+  template <class M> EMBER_HOST_DEVICE M operator()(M v) const { return math::atanh(v); }
+};
 /// 1 / (1 + e^-x): saturates to 0 and 1 without nan at +-inf.
 struct SigmoidFn {
   static constexpr MapDomain kDomain = MapDomain::kFloating;

@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <variant>
 
 #include "ember/core/tensor.h"
 #include "ember/core/arg.h"
+#include "ember/nn/enums.h"
 
 namespace ember {
 namespace nn {
@@ -45,6 +47,39 @@ struct EmbeddingFromPretrainedOptions {
   EMBER_ARG(bool, sparse) = false;
 };
 
+/// How EmbeddingBag reduces a bag: kSum, kMean or kMax.
+using EmbeddingBagMode = std::variant<enumtype::kSum, enumtype::kMean, enumtype::kMax>;
+
+/// EmbeddingBag(num_embeddings, embedding_dim).mode(kSum)...: Embedding's options plus the
+/// reduction, include_last_offset (offsets' last entry ends the last bag).
+struct EmbeddingBagOptions {
+  EmbeddingBagOptions(int64_t num_embeddings, int64_t embedding_dim)
+      : num_embeddings_(num_embeddings), embedding_dim_(embedding_dim) {}
+  EMBER_ARG(int64_t, num_embeddings);
+  EMBER_ARG(int64_t, embedding_dim);
+  EMBER_ARG(std::optional<double>, max_norm) = std::nullopt;
+  EMBER_ARG(double, norm_type) = 2.;
+  EMBER_ARG(bool, scale_grad_by_freq) = false;
+  EMBER_ARG(EmbeddingBagMode, mode) = enumtype::kMean();
+  EMBER_ARG(bool, sparse) = false;
+  EMBER_ARG(Tensor, _weight) = Tensor();
+  EMBER_ARG(bool, include_last_offset) = false;
+  /// Indices equal to it are left out of their bag (and its row starts at zero).
+  EMBER_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+};
+
+/// Options of EmbeddingBag::from_pretrained(embeddings, options).
+struct EmbeddingBagFromPretrainedOptions {
+  EMBER_ARG(bool, freeze) = true;
+  EMBER_ARG(std::optional<double>, max_norm) = std::nullopt;
+  EMBER_ARG(double, norm_type) = 2.;
+  EMBER_ARG(bool, scale_grad_by_freq) = false;
+  EMBER_ARG(EmbeddingBagMode, mode) = enumtype::kMean();
+  EMBER_ARG(bool, sparse) = false;
+  EMBER_ARG(bool, include_last_offset) = false;
+  EMBER_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+};
+
 namespace functional {
 
 /// F::embedding(input, weight, EmbeddingFuncOptions().padding_idx(0)).
@@ -56,6 +91,18 @@ struct EmbeddingFuncOptions {
   EMBER_ARG(bool, sparse) = false;
 };
 
+/// F::embedding_bag(input, weight, EmbeddingBagFuncOptions().mode(kSum).offsets(offsets)).
+struct EmbeddingBagFuncOptions {
+  EMBER_ARG(Tensor, offsets) = Tensor();
+  EMBER_ARG(std::optional<double>, max_norm) = std::nullopt;
+  EMBER_ARG(double, norm_type) = 2.;
+  EMBER_ARG(bool, scale_grad_by_freq) = false;
+  EMBER_ARG(EmbeddingBagMode, mode) = enumtype::kMean();
+  EMBER_ARG(bool, sparse) = false;
+  EMBER_ARG(Tensor, per_sample_weights) = Tensor();
+  EMBER_ARG(bool, include_last_offset) = false;
+  EMBER_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+};
 }  // namespace functional
 }  // namespace nn
 }  // namespace ember

@@ -125,6 +125,9 @@ TEST_CASE("test_elementwise_functors: trigonometric, hyperbolic, sigmoid and erf
   sweep_floats("sinh", SinhFn{}, [](LD x) { return sinhl(x); });
   sweep_floats("cosh", CoshFn{}, [](LD x) { return coshl(x); });
   sweep_floats("tanh", TanhFn{}, [](LD x) { return tanhl(x); });
+  sweep_floats("asinh", AsinhFn{}, [](LD x) { return asinhl(x); });
+  sweep_floats("acosh", AcoshFn{}, [](LD x) { return acoshl(x); });
+  sweep_floats("atanh", AtanhFn{}, [](LD x) { return atanhl(x); });
   sweep_floats("sigmoid", SigmoidFn{}, [](LD x) { return 1.0L / (1.0L + expl(-x)); });
   sweep_floats("erf", ErfFn{}, [](LD x) { return erfl(x); });
   sweep_floats("erfc", ErfcFn{}, [](LD x) { return erfcl(x); });
