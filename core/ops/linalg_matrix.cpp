@@ -40,8 +40,14 @@ std::string batch_prefix(const Tensor& A, int64_t b) {
   return A.dim() > 2 ? "(Batch element " + std::to_string(b) + "): " : std::string();
 }
 
-/// Each matrix of A (..., m, n) stored column-major, one after the other: a fresh buffer.
-Tensor column_major(const Tensor& A) { return A.detach().mT().contiguous(); }
+/// Each matrix of A (..., m, n) stored column-major, one after the other, in a fresh buffer
+/// LAPACK may overwrite (contiguous() would hand back A's own storage when A is a transpose).
+Tensor column_major(const Tensor& A) {
+  Tensor t = A.detach().mT();
+  Tensor out = empty(t.sizes(), TensorOptions().dtype(t.dtype()).device(t.device()));
+  out.copy_(t);
+  return out;
+}
 
 int64_t batch_count(const Tensor& A) {
   const int64_t per = A.size(-1) * A.size(-2);
