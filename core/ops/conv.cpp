@@ -5,14 +5,18 @@
 // from Convolution again, so gradients of any order come from three kernels (core/cpu/conv.h on
 // the CPU, cuDNN's forward, backward-data and backward-filter on CUDA: cuda/conv.h).
 // 1-d convolutions run as 2-d ones of height 1 inside the kernels; tensors stay 1-d.
+// 3-d convolutions are composites of one 2-d convolution each (conv3d_by_2d,
+// conv_transpose3d_by_2d below), so they get CPU, CUDA and autograd from the 2-d op.
 #include "ember/core/ops/conv.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "ember/core/autocast.h"
 #include "ember/core/cpu/conv.h"
 #include "ember/core/op.h"
 #include "ember/core/ops/creation.h"
+#include "ember/core/ops/padding.h"
 #include "ember/core/ops/shape.h"
 #include "ember/cuda/conv.h"
 
@@ -308,6 +312,113 @@ Tensor convolution_mode(const Tensor& input, const Tensor& weight, const Tensor&
   return convolution_same(input, weight, bias, stride, dilation, groups);
 }
 
+/// The checks PyTorch's 3-d CPU kernels (slow_conv3d, slow_conv_transpose3d) make, in
+/// their words.
+void check_kernel_args_3d(const Tensor& input, const Tensor& weight, const ConvParams& p) {
+  const DimVector &st = p.stride, &dil = p.dilation, &op = p.output_padding;
+  const char* kernel = p.transposed ? "slow_conv_transpose3d_out_cpu" : "slow_conv3d_cpu";
+  if (!p.transposed) {
+    EMBER_CHECK(dil[0] > 0 && dil[1] > 0 && dil[2] > 0, "dilation should be greater than zero, but got ",
+                IntArrayRef(dil));
+  } else {
+    EMBER_CHECK(dil[0] > 0 && dil[1] > 0 && dil[2] > 0,
+                "dilation should be greater than zero, but got dilation_depth: ", dil[0],
+                ", dilation_height: ", dil[1], ", dilation_width: ", dil[2]);
+    bool ok = true;
+    for (size_t i = 0; i < 3; ++i) ok = ok && (op[i] < st[i] || op[i] < dil[i]);
+    EMBER_CHECK(
+        ok, "output padding must be smaller than either stride or dilation, but got output_padding_depth: ",
+        op[0], " output_padding_height: ", op[1], " output_padding_width: ", op[2], " stride_depth: ", st[0],
+        " stride_height: ", st[1], " stride_width: ", st[2], " dilation_depth: ", dil[0],
+        " dilation_height: ", dil[1], " dilation_width: ", dil[2]);
+  }
+  const ScalarType t = input.dtype();
+  if (input.is_cuda())
+    EMBER_CHECK(is_floating_point(t), "getCudnnDataTypeFromScalarType() not supported for ",
+                scalar_type_name(t));
+  else
+    EMBER_CHECK(t != kBool, "\"", kernel, "\" not implemented for '", scalar_type_name(t), "'");
+  EMBER_CHECK(weight.dtype() == t, "expected scalar type ", scalar_type_name(t), " but found ",
+              scalar_type_name(weight.dtype()));
+  if (!p.transposed) return;
+  DimVector out = output_sizes(input.sizes(), weight.sizes(), p);
+  EMBER_CHECK(out[2] >= 1 && out[3] >= 1 && out[4] >= 1, "Given input size per channel: (", input.size(2),
+              " x ", input.size(3), " x ", input.size(4), "). Calculated output size per channel: (", out[2],
+              " x ", out[3], " x ", out[4], "). Output size is too small");
+}
+
+/// A 3-d convolution as one 2-d convolution: the depth windows are unfolded into the channel
+/// dimension. Input (N, C, D, H, W) becomes (N * oD, C * KD, H, W), channel c * KD + kd
+/// holding input depth od * sD - pD + kd * dD, and weight (O, C / g, KD, KH, KW) is read as
+/// (O, C / g * KD, KH, KW), whose channel order matches group by group. It costs a copy of
+/// the input KD / sD times its size; the arithmetic is that of a direct 3-d convolution.
+Tensor conv3d_by_2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p) {
+  const int64_t N = input.size(0), C = input.size(1), H = input.size(3), W = input.size(4);
+  const int64_t O = weight.size(0), kD = weight.size(2);
+  const int64_t sD = p.stride[0], pD = p.padding[0], dD = p.dilation[0];
+  Tensor x = pD > 0 ? ember::pad(input, {0, 0, 0, 0, pD, pD}) : input;
+  const int64_t span = dD * (kD - 1) + 1;
+  const int64_t oD = (x.size(2) - span) / sD + 1;
+  // (N, C, oD, H, W, span) -> every dD-th tap -> (N, oD, C, KD, H, W)
+  Tensor windows = x.unfold(2, span, sD).slice(5, 0, std::nullopt, dD).permute({0, 2, 1, 5, 3, 4});
+  Tensor x2 = windows.reshape({N * oD, C * kD, H, W});
+  Tensor w2 = weight.reshape({O, weight.size(1) * kD, weight.size(3), weight.size(4)});
+  ConvParams q;
+  q.stride = DimVector{p.stride[1], p.stride[2]};
+  q.padding = DimVector{p.padding[1], p.padding[2]};
+  q.dilation = DimVector{p.dilation[1], p.dilation[2]};
+  q.output_padding = DimVector{0, 0};
+  q.groups = p.groups;
+  check_kernel_args(x2, w2, q);
+  Tensor y = run_convolution(x2, w2, Tensor(), q);  // (N * oD, O, oH, oW)
+  y = y.view({N, oD, O, y.size(2), y.size(3)}).permute({0, 2, 1, 3, 4});
+  if (bias.defined()) return y + bias.view({1, O, 1, 1, 1});
+  return y.contiguous();
+}
+
+/// A transposed 3-d convolution as one transposed 2-d convolution and a depth overlap-add:
+/// each input depth slice i goes through the 2-d transposed convolution with every depth tap
+/// kd at once (weight (C, O / g, KD, KH, KW) read as (C, O / g * KD, KH, KW)), and tap kd's
+/// result lands at output depth i * sD + kd * dD - pD. Costs KD times the output in
+/// temporaries.
+Tensor conv_transpose3d_by_2d(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                              const ConvParams& p) {
+  const int64_t N = input.size(0), C = input.size(1), D = input.size(2), H = input.size(3), W = input.size(4);
+  const int64_t kD = weight.size(2), O = weight.size(1) * p.groups;
+  const int64_t sD = p.stride[0], pD = p.padding[0], dD = p.dilation[0], opD = p.output_padding[0];
+  Tensor x2 = input.permute({0, 2, 1, 3, 4}).reshape({N * D, C, H, W});
+  Tensor w2 = weight.reshape({C, weight.size(1) * kD, weight.size(3), weight.size(4)});
+  ConvParams q;
+  q.stride = DimVector{p.stride[1], p.stride[2]};
+  q.padding = DimVector{p.padding[1], p.padding[2]};
+  q.dilation = DimVector{p.dilation[1], p.dilation[2]};
+  q.output_padding = DimVector{p.output_padding[1], p.output_padding[2]};
+  q.groups = p.groups;
+  q.transposed = true;
+  check_kernel_args(x2, w2, q);
+  Tensor y = run_convolution(x2, w2, Tensor(), q);  // (N * D, O * KD, oH, oW)
+  const int64_t oH = y.size(2), oW = y.size(3);
+  y = y.view({N, D, O, kD, oH, oW});
+  // Spread the input depths sD apart: (N, (D - 1) * sD + 1, O, KD, oH, oW).
+  if (sD > 1 && D > 1) {
+    Tensor gap = zeros({N, D, sD - 1, O, kD, oH, oW}, y.options());
+    y = cat({y.unsqueeze(2), gap}, 2).view({N, D * sD, O, kD, oH, oW}).narrow(1, 0, (D - 1) * sD + 1);
+  }
+  const int64_t spread = y.size(1);
+  const int64_t full = (D - 1) * sD + dD * (kD - 1) + 1;
+  const int64_t oD = full - 2 * pD + opD;
+  const int64_t length = std::max(full, oD + pD);
+  Tensor sum;
+  for (int64_t kd = 0; kd < kD; ++kd) {
+    const int64_t front = kd * dD, back = length - front - spread;
+    Tensor tap = ember::pad(y.select(3, kd), {0, 0, 0, 0, 0, 0, front, back});
+    sum = sum.defined() ? sum + tap : tap;
+  }
+  Tensor out = sum.narrow(1, pD, oD).permute({0, 2, 1, 3, 4});
+  if (bias.defined()) return out + bias.view({1, O, 1, 1, 1});
+  return out.contiguous();
+}
+
 }  // namespace
 
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
@@ -330,8 +441,13 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias
   p.transposed = transposed;
   p.groups = groups;
   check_shape_forward(input, weight, bias, p);
-  EMBER_CHECK(dims <= 2, "ember's convolution supports 1 or 2 spatial dimensions, but got weight of size ",
+  EMBER_CHECK(dims <= 3, "ember's convolution supports 1, 2 or 3 spatial dimensions, but got weight of size ",
               weight.sizes());
+  if (dims == 3) {
+    check_kernel_args_3d(input, weight, p);
+    return p.transposed ? conv_transpose3d_by_2d(input, weight, bias, p)
+                        : conv3d_by_2d(input, weight, bias, p);
+  }
   check_kernel_args(input, weight, p);
   return run_convolution(input, weight, bias, p);
 }
@@ -360,6 +476,18 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   return unbatchify(convolution_mode(x, weight, bias, stride, padding.view(), dilation, groups), batched);
 }
 
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  auto [x, batched] = batchify(input, 3, "conv3d");
+  return unbatchify(convolution(x, weight, bias, stride, padding, dilation, false, 0, groups), batched);
+}
+
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+              detail::PaddingString padding, IntArrayRef dilation, int64_t groups) {
+  auto [x, batched] = batchify(input, 3, "conv3d");
+  return unbatchify(convolution_mode(x, weight, bias, stride, padding.view(), dilation, groups), batched);
+}
+
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
                         IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
   auto [x, batched] = batchify(input, 1, "conv_transpose1d");
@@ -370,6 +498,14 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
                         IntArrayRef padding, IntArrayRef output_padding, int64_t groups, IntArrayRef dilation) {
   auto [x, batched] = batchify(input, 2, "conv_transpose2d");
   return unbatchify(convolution(x, weight, bias, stride, padding, dilation, true, output_padding, groups), batched);
+}
+
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                        IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  auto [x, batched] = batchify(input, 3, "conv_transpose3d");
+  return unbatchify(convolution(x, weight, bias, stride, padding, dilation, true, output_padding, groups),
+                    batched);
 }
 
 }  // namespace ember

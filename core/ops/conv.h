@@ -1,7 +1,7 @@
-// Convolutions: conv1d, conv2d (numeric or "same"/"valid" padding), conv_transpose1d,
-// conv_transpose2d and the general `convolution`, with ATen's signatures. All of them run
-// through one op, "convolution" (node ConvolutionBackward0), whose CPU kernels are in
-// core/cpu/conv.h.
+// Convolutions: conv1d, conv2d, conv3d (numeric or "same"/"valid" padding), conv_transpose1d,
+// conv_transpose2d, conv_transpose3d and the general `convolution`, with ATen's signatures.
+// All of them run through one op, "convolution" (node ConvolutionBackward0), whose CPU
+// kernels are in core/cpu/conv.h; 3-d convolutions are composites of 2-d ones (conv.cpp).
 #pragma once
 
 #include <string>
@@ -28,7 +28,7 @@ class PaddingString {
 };
 }  // namespace detail
 
-/// PyTorch's at::convolution: a convolution (or, with `transposed`, its adjoint) over 1 or 2
+/// PyTorch's at::convolution: a convolution (or, with `transposed`, its adjoint) over 1, 2 or 3
 /// spatial dimensions of a batched input (N, C, *), weight (O, C / groups, *) or, transposed,
 /// (C, O / groups, *). stride/padding/dilation/output_padding hold one value or one per
 /// spatial dimension.
@@ -53,6 +53,14 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
               detail::PaddingString padding, IntArrayRef dilation = 1, int64_t groups = 1);
 
+/// 3-d convolution of input (N, C, D, H, W) or unbatched (C, D, H, W) with weight
+/// (O, C / groups, KD, KH, KW).
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = 1,
+              IntArrayRef padding = 0, IntArrayRef dilation = 1, int64_t groups = 1);
+/// conv3d with padding "valid" or "same" (as conv2d's).
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+              detail::PaddingString padding, IntArrayRef dilation = 1, int64_t groups = 1);
+
 /// Transposed 1-d convolution (the gradient of conv1d with respect to its input) of input
 /// (N, C, L) or (C, L) with weight (C, O / groups, K).
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
@@ -62,6 +70,12 @@ Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor&
 /// Transposed 2-d convolution of input (N, C, H, W) or (C, H, W) with weight
 /// (C, O / groups, KH, KW).
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
+                        IntArrayRef stride = 1, IntArrayRef padding = 0, IntArrayRef output_padding = 0,
+                        int64_t groups = 1, IntArrayRef dilation = 1);
+
+/// Transposed 3-d convolution of input (N, C, D, H, W) or (C, D, H, W) with weight
+/// (C, O / groups, KD, KH, KW).
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
                         IntArrayRef stride = 1, IntArrayRef padding = 0, IntArrayRef output_padding = 0,
                         int64_t groups = 1, IntArrayRef dilation = 1);
 

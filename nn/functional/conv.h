@@ -1,5 +1,6 @@
-// F::conv1d, F::conv2d, F::conv_transpose1d, F::conv_transpose2d (libtorch's
-// torch/nn/functional/conv.h) over the core ops in core/ops/conv.h.
+// F::conv1d, F::conv2d, F::conv3d, F::conv_transpose1d, F::conv_transpose2d,
+// F::conv_transpose3d (libtorch's torch/nn/functional/conv.h) over the core ops in
+// core/ops/conv.h.
 #pragma once
 
 #include <string_view>
@@ -37,6 +38,14 @@ inline Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFunc
   });
 }
 
+/// 3-d convolution of input (N, C, D, H, W) or (C, D, H, W) with weight (O, C / groups, KD, KH, KW).
+inline Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& options = {}) {
+  return detail::conv_with_padding<3>(options.padding(), [&](auto padding) {
+    return ember::conv3d(input, weight, options.bias(), options.stride(), padding, options.dilation(),
+                         options.groups());
+  });
+}
+
 /// Transposed 1-d convolution with weight (C, O / groups, K).
 inline Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
                                const ConvTranspose1dFuncOptions& options = {}) {
@@ -48,6 +57,13 @@ inline Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
 inline Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
                                const ConvTranspose2dFuncOptions& options = {}) {
   return ember::conv_transpose2d(input, weight, options.bias(), options.stride(), options.padding(),
+                                 options.output_padding(), options.groups(), options.dilation());
+}
+
+/// Transposed 3-d convolution with weight (C, O / groups, KD, KH, KW).
+inline Tensor conv_transpose3d(const Tensor& input, const Tensor& weight,
+                               const ConvTranspose3dFuncOptions& options = {}) {
+  return ember::conv_transpose3d(input, weight, options.bias(), options.stride(), options.padding(),
                                  options.output_padding(), options.groups(), options.dilation());
 }
 

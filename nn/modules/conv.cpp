@@ -94,8 +94,15 @@ Tensor conv_forward_impl(const Tensor& input, const Tensor& weight, const Tensor
   }
   if constexpr (D == 1)
     return functional::conv1d(x, weight, f);
-  else
+  else if constexpr (D == 2)
     return functional::conv2d(x, weight, f);
+  else
+    return functional::conv3d(x, weight, f);
+}
+
+template <size_t D>
+const char* transpose_name() {
+  return D == 1 ? "ConvTranspose1d" : D == 2 ? "ConvTranspose2d" : "ConvTranspose3d";
 }
 
 /// How Python prints a padding: numbers (omitted when all zero) or the string.
@@ -151,8 +158,10 @@ void ConvNdImpl<D, Derived>::reset_parameters() {
 template <size_t D, class Derived>
 void ConvNdImpl<D, Derived>::pretty_print(std::ostream& stream) const {
   const ConvOptions<D>& o = options;
-  print_conv<D>(stream, D == 1 ? "Conv1d" : "Conv2d", o.in_channels(), o.out_channels(), o.kernel_size(), o.stride(),
-                padding_text<D>(o.padding()), o.dilation(), nullptr, o.groups(), o.bias(), enum_name(o.padding_mode()));
+  const char* name = D == 1 ? "Conv1d" : D == 2 ? "Conv2d" : "Conv3d";
+  print_conv<D>(stream, name, o.in_channels(), o.out_channels(), o.kernel_size(), o.stride(),
+                padding_text<D>(o.padding()), o.dilation(), nullptr, o.groups(), o.bias(),
+                enum_name(o.padding_mode()));
 }
 
 template <size_t D, class Derived>
@@ -167,8 +176,12 @@ Tensor Conv1dImpl::forward(const Tensor& input) { return conv_forward(input); }
 Conv2dImpl::Conv2dImpl(Conv2dOptions options_) : ConvNdImpl(std::move(options_)) { reset(); }
 Tensor Conv2dImpl::forward(const Tensor& input) { return conv_forward(input); }
 
+Conv3dImpl::Conv3dImpl(Conv3dOptions options_) : ConvNdImpl(std::move(options_)) { reset(); }
+Tensor Conv3dImpl::forward(const Tensor& input) { return conv_forward(input); }
+
 template class ConvNdImpl<1, Conv1dImpl>;
 template class ConvNdImpl<2, Conv2dImpl>;
+template class ConvNdImpl<3, Conv3dImpl>;
 
 // ---- ConvTranspose1d / ConvTranspose2d ------------------------------------------------
 
@@ -177,7 +190,7 @@ void ConvTransposeNdImpl<D, Derived>::reset() {
   const ConvTransposeOptions<D>& o = options;
   check_conv_options<D>(o.in_channels(), o.out_channels(), o.groups(), nullptr, o.stride());
   EMBER_CHECK(std::holds_alternative<enumtype::kZeros>(o.padding_mode()),
-              "Only \"zeros\" padding mode is supported for ", D == 1 ? "ConvTranspose1d" : "ConvTranspose2d");
+              "Only \"zeros\" padding mode is supported for ", transpose_name<D>());
   weight = this->register_parameter(
       "weight", ember::empty(weight_shape<D>(o.in_channels(), o.out_channels() / o.groups(), o.kernel_size())));
   if (o.bias())
@@ -195,9 +208,9 @@ void ConvTransposeNdImpl<D, Derived>::reset_parameters() {
 template <size_t D, class Derived>
 void ConvTransposeNdImpl<D, Derived>::pretty_print(std::ostream& stream) const {
   const ConvTransposeOptions<D>& o = options;
-  print_conv<D>(stream, D == 1 ? "ConvTranspose1d" : "ConvTranspose2d", o.in_channels(), o.out_channels(),
-                o.kernel_size(), o.stride(), padding_text<D>(o.padding()),
-                o.dilation(), &o.output_padding(), o.groups(), o.bias(), enum_name(o.padding_mode()));
+  print_conv<D>(stream, transpose_name<D>(), o.in_channels(), o.out_channels(), o.kernel_size(), o.stride(),
+                padding_text<D>(o.padding()), o.dilation(), &o.output_padding(), o.groups(), o.bias(),
+                enum_name(o.padding_mode()));
 }
 
 // Python's _ConvTransposeNd._output_padding: the output_padding giving output_size, which
@@ -230,8 +243,10 @@ Tensor ConvTransposeNdImpl<D, Derived>::transposed_forward(const Tensor& input,
       .groups(o.groups()).dilation(o.dilation());
   if constexpr (D == 1)
     return functional::conv_transpose1d(input, weight, f);
-  else
+  else if constexpr (D == 2)
     return functional::conv_transpose2d(input, weight, f);
+  else
+    return functional::conv_transpose3d(input, weight, f);
 }
 
 ConvTranspose1dImpl::ConvTranspose1dImpl(ConvTranspose1dOptions options_) : ConvTransposeNdImpl(std::move(options_)) {
@@ -248,8 +263,17 @@ Tensor ConvTranspose2dImpl::forward(const Tensor& input, const std::optional<Int
   return transposed_forward(input, output_size);
 }
 
+ConvTranspose3dImpl::ConvTranspose3dImpl(ConvTranspose3dOptions options_)
+    : ConvTransposeNdImpl(std::move(options_)) {
+  reset();
+}
+Tensor ConvTranspose3dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
+  return transposed_forward(input, output_size);
+}
+
 template class ConvTransposeNdImpl<1, ConvTranspose1dImpl>;
 template class ConvTransposeNdImpl<2, ConvTranspose2dImpl>;
+template class ConvTransposeNdImpl<3, ConvTranspose3dImpl>;
 
 // ---- LazyConv2d -----------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-// Convolution layers: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d (libtorch's
+// Convolution layers: Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d,
+// ConvTranspose3d (libtorch's
 // torch/nn/modules/conv.h) and LazyConv2d (Python's), with PyTorch's default initialisation
 // and Python-style printing ("Conv2d(1, 32, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))").
 #pragma once
@@ -17,7 +18,7 @@
 namespace ember {
 namespace nn {
 
-/// What Conv1d and Conv2d share: weight (out, in / groups, *kernel) ~ kaiming_uniform(a=sqrt(5)),
+/// What Conv1d, Conv2d and Conv3d share: weight (out, in / groups, *kernel) ~ kaiming_uniform(a=sqrt(5)),
 /// bias (out) ~ U(±1/sqrt(fan_in)); a padding_mode other than zeros pads through F::pad.
 template <size_t D, class Derived>
 class ConvNdImpl : public Cloneable<Derived> {
@@ -61,7 +62,17 @@ class Conv2dImpl : public ConvNdImpl<2, Conv2dImpl> {
 };
 EMBER_MODULE(Conv2d);
 
-/// What ConvTranspose1d and ConvTranspose2d share: weight (in, out / groups, *kernel),
+/// 3-d convolution over (N, C, D, H, W) or (C, D, H, W).
+class Conv3dImpl : public ConvNdImpl<3, Conv3dImpl> {
+ public:
+  Conv3dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<3> kernel_size)
+      : Conv3dImpl(Conv3dOptions(in_channels, out_channels, kernel_size)) {}
+  explicit Conv3dImpl(Conv3dOptions options);
+  Tensor forward(const Tensor& input);
+};
+EMBER_MODULE(Conv3d);
+
+/// What ConvTranspose1d, ConvTranspose2d and ConvTranspose3d share: weight (in, out / groups, *kernel),
 /// initialised as Conv's; only padding_mode zeros is supported (as in PyTorch).
 template <size_t D, class Derived>
 class ConvTransposeNdImpl : public Cloneable<Derived> {
@@ -100,6 +111,16 @@ class ConvTranspose2dImpl : public ConvTransposeNdImpl<2, ConvTranspose2dImpl> {
   Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size = std::nullopt);
 };
 EMBER_MODULE(ConvTranspose2d);
+
+/// Transposed 3-d convolution over (N, C, D, H, W) or (C, D, H, W).
+class ConvTranspose3dImpl : public ConvTransposeNdImpl<3, ConvTranspose3dImpl> {
+ public:
+  ConvTranspose3dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<3> kernel_size)
+      : ConvTranspose3dImpl(ConvTranspose3dOptions(in_channels, out_channels, kernel_size)) {}
+  explicit ConvTranspose3dImpl(ConvTranspose3dOptions options);
+  Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size = std::nullopt);
+};
+EMBER_MODULE(ConvTranspose3d);
 
 /// A Conv2d whose in_channels is taken from the first input: weight and bias stay undefined
 /// (registered under their names) until the first forward creates and initialises them.

@@ -1,5 +1,5 @@
 // Options of the convolution layers and of F::conv* (libtorch's torch/nn/options/conv.h):
-// ConvOptions<D> (Conv1dOptions, Conv2dOptions), ConvTransposeOptions<D>, the functional
+// ConvOptions<D> (Conv1dOptions, Conv2dOptions, Conv3dOptions), ConvTransposeOptions<D>, the functional
 // ConvFuncOptions<D> / ConvTransposeFuncOptions<D>, and LazyConv2dOptions (Python's
 // LazyConv2d, which libtorch lacks).
 #pragma once
@@ -47,6 +47,7 @@ struct ConvOptions {
 };
 using Conv1dOptions = ConvOptions<1>;
 using Conv2dOptions = ConvOptions<2>;
+using Conv3dOptions = ConvOptions<3>;
 
 /// ConvTranspose2dOptions(in_channels, out_channels, kernel_size).stride(1).padding(0)
 /// .output_padding(0).groups(1).bias(true).dilation(1).padding_mode(kZeros) (only zeros works).
@@ -68,6 +69,7 @@ struct ConvTransposeOptions {
 };
 using ConvTranspose1dOptions = ConvTransposeOptions<1>;
 using ConvTranspose2dOptions = ConvTransposeOptions<2>;
+using ConvTranspose3dOptions = ConvTransposeOptions<3>;
 
 /// LazyConv2dOptions(out_channels, kernel_size): Conv2dOptions without in_channels, which
 /// the first input supplies (Python's torch.nn.LazyConv2d).
@@ -106,6 +108,7 @@ struct ConvFuncOptions {
 };
 using Conv1dFuncOptions = ConvFuncOptions<1>;
 using Conv2dFuncOptions = ConvFuncOptions<2>;
+using Conv3dFuncOptions = ConvFuncOptions<3>;
 
 /// F::conv_transpose2d(x, w, ConvTranspose2dFuncOptions().bias(b).stride(1).padding(0)
 /// .output_padding(0).groups(1).dilation(1)).
@@ -120,6 +123,7 @@ struct ConvTransposeFuncOptions {
 };
 using ConvTranspose1dFuncOptions = ConvTransposeFuncOptions<1>;
 using ConvTranspose2dFuncOptions = ConvTransposeFuncOptions<2>;
+using ConvTranspose3dFuncOptions = ConvTransposeFuncOptions<3>;
 
 }  // namespace functional
 }  // namespace nn
