@@ -30,6 +30,8 @@ EMBER_ENUM_TYPE(kCircular, "circular")
 EMBER_ENUM_TYPE(kNearest, "nearest")
 EMBER_ENUM_TYPE(kLinear, "linear")
 EMBER_ENUM_TYPE(kBilinear, "bilinear")
+EMBER_ENUM_TYPE(kBicubic, "bicubic")
+EMBER_ENUM_TYPE(kTrilinear, "trilinear")
 EMBER_ENUM_TYPE(kFanIn, "fan_in")
 EMBER_ENUM_TYPE(kFanOut, "fan_out")
 EMBER_ENUM_TYPE(kConv1D, "conv1d")
@@ -63,6 +65,8 @@ inline constexpr enumtype::kCircular kCircular{};
 inline constexpr enumtype::kNearest kNearest{};
 inline constexpr enumtype::kLinear kLinear{};
 inline constexpr enumtype::kBilinear kBilinear{};
+inline constexpr enumtype::kBicubic kBicubic{};
+inline constexpr enumtype::kTrilinear kTrilinear{};
 inline constexpr enumtype::kFanIn kFanIn{};
 inline constexpr enumtype::kFanOut kFanOut{};
 inline constexpr enumtype::kConv1D kConv1D{};

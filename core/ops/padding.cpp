@@ -73,13 +73,18 @@ void pad_shape_check(const Tensor& input, IntArrayRef padding, int64_t dim, bool
   }
   if (dim == 1) {
     EMBER_CHECK(valid, "input (W: ", in[0], ") is too small. Calculated output W: ", out[0]);
+  } else if (dim == 3) {
+    EMBER_CHECK(valid, "input (D: ", in[0], " H: ", in[1], ", W: ", in[2], ") is too small. Calculated output D: ",
+                out[0], " H: ", out[1], " W: ", out[2]);
   } else {
     EMBER_CHECK(valid, "Calculated output H: ", out[0], " W: ", out[1], " must be >= 1 in every dimension (input H: ",
                 in[0], ", W: ", in[1], ")");
   }
 }
 
-/// Applies a gather-padding to the last `dim` (1 or 2) dims of x.
+/// Applies a gather-padding to the last `dim` (1, 2 or 3) dims of x. The maps act on the
+/// last two dims, so 3-d padding is two passes: (H, W) first, then depth, with D and H
+/// swapped so that D is the height axis of the second map (W stays the contiguous axis).
 Tensor pad_map(const Tensor& x, IntArrayRef padding, int64_t dim, PadMode mode, const char* op, const char* stem) {
   const int64_t W = x.size(-1);
   AxisMapPtr w = pad_axis(W, padding[0], padding[1], mode);
@@ -87,7 +92,11 @@ Tensor pad_map(const Tensor& x, IntArrayRef padding, int64_t dim, PadMode mode, 
     return resample::apply_map(x, nullptr, w, {op, stem});
   }
   AxisMapPtr h = pad_axis(x.size(-2), padding[2], padding[3], mode);
-  return resample::apply_map(x, h, w, {op, stem});
+  Tensor y = resample::apply_map(x, h, w, {op, stem});
+  if (dim == 2) return y;
+  AxisMapPtr d = pad_axis(x.size(-3), padding[4], padding[5], mode);
+  Tensor z = resample::apply_map(y.transpose(-3, -2), d, resample::identity_axis(y.size(-1)), {op, stem});
+  return z.transpose(-3, -2);
 }
 
 /// out = value everywhere, then the input (cropped by negative pads) copied inside.
@@ -161,6 +170,16 @@ Tensor replication_pad2d(const Tensor& self, IntArrayRef padding) {
   return pad_map(self, padding, 2, PadMode::kReplicate, "replication_pad2d", "ReplicationPad2D");
 }
 
+Tensor reflection_pad3d(const Tensor& self, IntArrayRef padding) {
+  pad_shape_check(self, padding, 3, true);
+  return pad_map(self, padding, 3, PadMode::kReflect, "reflection_pad3d", "ReflectionPad3D");
+}
+
+Tensor replication_pad3d(const Tensor& self, IntArrayRef padding) {
+  pad_shape_check(self, padding, 3, false);
+  return pad_map(self, padding, 3, PadMode::kReplicate, "replication_pad3d", "ReplicationPad3D");
+}
+
 Tensor pad_circular(const Tensor& self, IntArrayRef padding) {
   const int64_t ndim = self.dim(), spatial = ndim - 2;
   EMBER_CHECK(static_cast<int64_t>(padding.size()) + 4 == ndim * 2, "Invalid padding size, expected ", spatial * 2,
@@ -193,8 +212,11 @@ Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::opti
     if (replicate) return replication_pad2d(self, pad);
     return pad_circular(self, pad);
   }
-  EMBER_CHECK(!(pad.size() == 6 && (ndim == 4 || ndim == 5)), "3-d \"", mode,
-              "\" padding (reflection_pad3d / replication_pad3d) is not supported by ember");
+  if (pad.size() == 6 && (ndim == 4 || ndim == 5)) {
+    if (reflect) return reflection_pad3d(self, pad);
+    if (replicate) return replication_pad3d(self, pad);
+    EMBER_CHECK(false, "3-d \"circular\" padding is not supported by ember");
+  }
   detail::throw_error("Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now");
 }
 

@@ -1,5 +1,6 @@
-// Padding: constant (any number of dims, negative pads crop), and reflection, replication
-// and circular padding of the last one or two dims, plus pad(), torch::pad's dispatcher.
+// Padding: constant (any number of dims, negative pads crop), reflection and replication of
+// the last one, two or three dims, circular padding of the last one or two, plus pad(),
+// torch::pad's dispatcher.
 // Pads are listed last dimension first: {left, right, top, bottom}.
 #pragma once
 
@@ -17,9 +18,12 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value 
 Tensor reflection_pad1d(const Tensor& self, IntArrayRef padding);
 /// Mirror padding of (C, H, W) / (N, C, H, W) with {left, right, top, bottom}.
 Tensor reflection_pad2d(const Tensor& self, IntArrayRef padding);
-/// Edge-repeating padding, same layouts as reflection_pad1d / 2d.
+/// Mirror padding of (C, D, H, W) / (N, C, D, H, W) with {left, right, top, bottom, front, back}.
+Tensor reflection_pad3d(const Tensor& self, IntArrayRef padding);
+/// Edge-repeating padding, same layouts as reflection_pad1d / 2d / 3d.
 Tensor replication_pad1d(const Tensor& self, IntArrayRef padding);
 Tensor replication_pad2d(const Tensor& self, IntArrayRef padding);
+Tensor replication_pad3d(const Tensor& self, IntArrayRef padding);
 /// Wrap-around padding of a batched (N, C, W) or (N, C, H, W) tensor (PyTorch's _pad_circular).
 Tensor pad_circular(const Tensor& self, IntArrayRef padding);
 

@@ -1,5 +1,6 @@
-// F::interpolate (torch.nn.functional.interpolate) for nearest, linear (3-d input) and
-// bilinear (4-d input) modes, with Python's argument checks, over core/ops/upsample.h.
+// F::interpolate (torch.nn.functional.interpolate) for nearest (3-d, 4-d, 5-d input), linear
+// (3-d), bilinear and bicubic (4-d) and trilinear (5-d) modes, with Python's argument checks,
+// over core/ops/upsample.h.
 #pragma once
 
 #include <cmath>
@@ -25,9 +26,9 @@ std::string python_list(const std::vector<T>& v) {
 }
 }  // namespace detail
 
-/// Resizes the spatial dims of (N, C, W) or (N, C, H, W) input to options.size(), or by
-/// options.scale_factor() (output floor(size * scale), samples placed with the given scale
-/// unless recompute_scale_factor).
+/// Resizes the spatial dims of (N, C, W), (N, C, H, W) or (N, C, D, H, W) input to
+/// options.size(), or by options.scale_factor() (output floor(size * scale), samples placed
+/// with the given scale unless recompute_scale_factor).
 inline Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options = {}) {
   const std::string mode = enum_name(options.mode());
   const bool nearest = std::holds_alternative<enumtype::kNearest>(options.mode());
@@ -68,11 +69,18 @@ inline Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& opt
   }
   if (input.dim() == 3 && mode == "nearest") return upsample_nearest1d(input, out, scales[0]);
   if (input.dim() == 4 && mode == "nearest") return upsample_nearest2d(input, out, scales[0], scales[1]);
+  if (input.dim() == 5 && mode == "nearest") return upsample_nearest3d(input, out, scales[0], scales[1], scales[2]);
   if (input.dim() == 3 && mode == "linear") return upsample_linear1d(input, out, align_corners, scales[0]);
   if (input.dim() == 4 && mode == "bilinear")
     return upsample_bilinear2d(input, out, align_corners, scales[0], scales[1]);
-  EMBER_CHECK(!(input.dim() == 3 && mode == "bilinear"), "Got 3D input, but bilinear mode needs 4D input");
-  EMBER_CHECK(!(input.dim() == 4 && mode == "linear"), "Got 4D input, but linear mode needs 3D input");
+  if (input.dim() == 4 && mode == "bicubic")
+    return upsample_bicubic2d(input, out, align_corners, scales[0], scales[1]);
+  if (input.dim() == 5 && mode == "trilinear")
+    return upsample_trilinear3d(input, out, align_corners, scales[0], scales[1], scales[2]);
+  // Python's messages for a linear mode given the wrong rank (bicubic falls through).
+  const int64_t needs = mode == "linear" ? 3 : mode == "bilinear" ? 4 : mode == "trilinear" ? 5 : 0;
+  EMBER_CHECK(!(needs && input.dim() >= 3 && input.dim() <= 5), "Got ", input.dim(), "D input, but ", mode,
+              " mode needs ", needs, "D input");
   ::ember::detail::throw_error(::ember::detail::str_cat(
       "Input Error: Only 3D, 4D and 5D input Tensors supported (got ", input.dim(),
       "D) for the modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got ", mode, ")"));

@@ -1,5 +1,8 @@
-// LayerNorm and GroupNorm modules.
+// LayerNorm, GroupNorm, LocalResponseNorm and CrossMapLRN2d modules.
 #include "ember/nn/modules/normalization.h"
+
+#include <algorithm>
+#include <vector>
 
 #include "ember/autograd/grad_mode.h"
 #include "ember/core/ops/creation.h"
@@ -70,6 +73,55 @@ Tensor GroupNormImpl::forward(const Tensor& input) {
   return functional::group_norm(
       input,
       functional::GroupNormFuncOptions(options.num_groups()).weight(weight).bias(bias).eps(options.eps()));
+}
+
+// ---- LocalResponseNorm ----------------------------------------------------------------
+
+Tensor LocalResponseNormImpl::forward(const Tensor& input) { return functional::local_response_norm(input, options); }
+
+void LocalResponseNormImpl::pretty_print(std::ostream& stream) const {
+  stream << "LocalResponseNorm(" << options.size() << ", alpha=" << python_float(options.alpha())
+         << ", beta=" << python_float(options.beta()) << ", k=" << python_float(options.k()) << ")";
+}
+
+// ---- CrossMapLRN2d --------------------------------------------------------------------
+
+namespace {
+
+/// The (C, C) coefficients of the sums of squares PyTorch's CrossMapLRN2d forms: channel 0
+/// sums channels [0, pre_pad), and channel c is channel c - 1's sum plus channel
+/// c + pre_pad - 1 (while it exists) minus channel c - pre_pad when c > pre_pad, with
+/// pre_pad = (size - 1) / 2 + 1. That last test keeps channel 0 in every later sum (Lua
+/// Torch's 1-based original removed it); the coefficients reproduce PyTorch's numbers.
+Tensor cross_map_window(int64_t channels, int64_t size) {
+  const int64_t pre_pad = (size - 1) / 2 + 1;
+  std::vector<double> m(static_cast<size_t>(channels * channels), 0.0);
+  auto at = [&](int64_t c, int64_t j) -> double& { return m[static_cast<size_t>(c * channels + j)]; };
+  for (int64_t j = 0; j < std::min(pre_pad, channels); ++j) at(0, j) = 1;
+  for (int64_t c = 1; c < channels; ++c) {
+    for (int64_t j = 0; j < channels; ++j) at(c, j) = at(c - 1, j);
+    if (c < channels - pre_pad + 1) at(c, c + pre_pad - 1) += 1;
+    if (c > pre_pad) at(c, c - pre_pad) -= 1;
+  }
+  return ember::tensor(m).view({channels, channels});
+}
+
+}  // namespace
+
+void CrossMapLRN2dImpl::pretty_print(std::ostream& stream) const {
+  stream << "CrossMapLRN2d(" << options.size() << ", alpha=" << python_float(options.alpha())
+         << ", beta=" << python_float(options.beta()) << ", k=" << options.k() << ")";
+}
+
+// A composite of public ops (a channel-mixing matmul of the squares), so autograd gives the
+// exact derivative of this forward.
+Tensor CrossMapLRN2dImpl::forward(const Tensor& input) {
+  EMBER_CHECK(input.dim() == 4, "CrossMapLRN2d: Expected input to be 4D, got ", input.dim(), "D instead.");
+  const int64_t n = input.size(0), c = input.size(1);
+  const Tensor window = cross_map_window(c, options.size()).to(input.device(), input.dtype());
+  Tensor sums = window.matmul((input * input).reshape({n, c, -1})).view(input.sizes());
+  const double scale = options.alpha() / static_cast<double>(options.size());
+  return input * (sums * scale + static_cast<double>(options.k())).pow(-options.beta());
 }
 
 }  // namespace nn

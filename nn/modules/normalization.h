@@ -1,5 +1,6 @@
-// LayerNorm and GroupNorm (libtorch's torch/nn/modules/normalization.h), with PyTorch's
-// initialisation (weight 1, bias 0) and Python-style printing.
+// LayerNorm, GroupNorm, LocalResponseNorm and CrossMapLRN2d (libtorch's
+// torch/nn/modules/normalization.h), with PyTorch's initialisation (weight 1, bias 0) and
+// Python-style printing.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +52,35 @@ class GroupNormImpl : public Cloneable<GroupNormImpl> {
   Tensor bias;
 };
 EMBER_MODULE(GroupNorm);
+
+/// Normalises each channel by the mean square over size neighbouring channels (AlexNet's LRN).
+class LocalResponseNormImpl : public Cloneable<LocalResponseNormImpl> {
+ public:
+  LocalResponseNormImpl(int64_t size) : LocalResponseNormImpl(LocalResponseNormOptions(size)) {}
+  explicit LocalResponseNormImpl(const LocalResponseNormOptions& options_) : options(options_) {}
+  Tensor forward(const Tensor& input);
+  void reset() override {}
+  /// Python's repr: "LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)".
+  void pretty_print(std::ostream& stream) const override;
+
+  LocalResponseNormOptions options;
+};
+EMBER_MODULE(LocalResponseNorm);
+
+/// Lua Torch's SpatialCrossMapLRN over (N, C, H, W) inputs: x / (k + alpha / size * S)^beta,
+/// S the running sum of squares PyTorch's CrossMapLRN2d computes (see the .cpp).
+class CrossMapLRN2dImpl : public Cloneable<CrossMapLRN2dImpl> {
+ public:
+  CrossMapLRN2dImpl(int64_t size) : CrossMapLRN2dImpl(CrossMapLRN2dOptions(size)) {}
+  explicit CrossMapLRN2dImpl(const CrossMapLRN2dOptions& options_) : options(options_) {}
+  void reset() override {}
+  /// Python's repr: "CrossMapLRN2d(3, alpha=0.0001, beta=0.75, k=1)".
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+
+  CrossMapLRN2dOptions options;
+};
+EMBER_MODULE(CrossMapLRN2d);
 
 }  // namespace nn
 }  // namespace ember

@@ -1,5 +1,5 @@
-// Options of LayerNorm and GroupNorm and of F::layer_norm, F::group_norm and F::normalize,
-// as libtorch spells them: LayerNormOptions({4}).eps(1e-6), F::NormalizeFuncOptions().dim(1).
+// Options of LayerNorm, GroupNorm, LocalResponseNorm and CrossMapLRN2d and of F::layer_norm,
+// F::group_norm, F::local_response_norm and F::normalize, as libtorch spells them: LayerNormOptions({4}).eps(1e-6), F::NormalizeFuncOptions().dim(1).
 #pragma once
 
 #include <cstdint>
@@ -36,7 +36,31 @@ struct GroupNormOptions {
   EMBER_ARG(bool, affine) = true;
 };
 
+/// LocalResponseNorm(size).alpha(1e-4).beta(0.75).k(1): x / (k + alpha * mean of x^2 over
+/// `size` neighbouring channels)^beta.
+struct LocalResponseNormOptions {
+  /*implicit*/ LocalResponseNormOptions(int64_t size) : size_(size) {}
+  /// The number of neighbouring channels averaged.
+  EMBER_ARG(int64_t, size);
+  EMBER_ARG(double, alpha) = 1e-4;
+  EMBER_ARG(double, beta) = 0.75;
+  EMBER_ARG(double, k) = 1.;
+};
+
+/// CrossMapLRN2d(size).alpha(1e-4).beta(0.75).k(1): Lua Torch's SpatialCrossMapLRN (k is an
+/// integer, as in libtorch).
+struct CrossMapLRN2dOptions {
+  CrossMapLRN2dOptions(int64_t size) : size_(size) {}
+  EMBER_ARG(int64_t, size);
+  EMBER_ARG(double, alpha) = 1e-4;
+  EMBER_ARG(double, beta) = 0.75;
+  EMBER_ARG(int64_t, k) = 1;
+};
+
 namespace functional {
+
+/// F::local_response_norm(x, LocalResponseNormFuncOptions(2).alpha(1e-4).beta(0.75).k(1)).
+using LocalResponseNormFuncOptions = LocalResponseNormOptions;
 
 /// F::layer_norm(x, LayerNormFuncOptions({4}).weight(w).bias(b).eps(1e-5)).
 struct LayerNormFuncOptions {
