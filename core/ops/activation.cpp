@@ -182,11 +182,14 @@ struct Softplus final : MapOp<Softplus, SoftplusFn> {
   }
 };
 
-// log_sigmoid: log(sigmoid(x)) = -softplus(-x); d/dx = sigmoid(-x). ATen's op is
-// log_sigmoid_forward (its second output, a buffer for the CPU backward, is not needed here).
+// log_sigmoid: y = log(sigmoid(x)) = -softplus(-x); d/dx = sigmoid(-x) = 1 - e^y = -expm1(y),
+// read off the saved result (exact at both ends: -expm1(y) ~ -y for large x, 1 for very
+// negative x). ATen's op is log_sigmoid_forward (its second output, a buffer for the CPU
+// backward, is not needed here).
 struct LogSigmoid final : MapOp<LogSigmoid, LogSigmoidFn> {
   const char* name() const override { return "log_sigmoid_forward"; }
-  Tensor backward(const SavedTensors& s, const Tensor& g) const override { return g * (-s.input(0)).sigmoid(); }
+  Save saves() const override { return Save::kOutputs; }
+  Tensor backward(const SavedTensors& s, const Tensor& g) const override { return -g * s.output().expm1(); }
 };
 
 // ---- clamp and hardtanh ---------------------------------------------------------------------
