@@ -1,7 +1,7 @@
 // cuda::unary_map for the activations (relu, hardtanh, leaky_relu, elu, gelu, silu, mish,
-// softplus), clamp, and the masks and selects that piecewise gradients are built from
-// (core/ops/unary_internal.h). The formulas are the CPU's: the functors of
-// core/ops/activation_math.h and the tests of core/ops/value_test.h.
+// softplus, threshold, hardshrink, softshrink, log_sigmoid), clamp, and the masks and selects
+// that piecewise gradients are built from (core/ops/unary_internal.h). The formulas are the
+// CPU's: the functors of core/ops/activation_math.h and the tests of core/ops/value_test.h.
 #include <cuda_runtime.h>
 
 #include "ember/cuda/unary.cuh"

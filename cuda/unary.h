@@ -40,7 +40,7 @@ void unary_map(const Tensor& x, const Tensor& out, const Fn& fn);
 // cuda/activation.cu
 #define EMBER_CUDA_ACTIVATION_MAPS(X)                                                             \
   X(ReluFn) X(LeakyReluFn) X(EluFn) X(HardtanhFn) X(GeluFn) X(GeluTanhFn) X(SiluFn) X(MishFn)     \
-  X(SoftplusFn)
+  X(SoftplusFn) X(ThresholdFn) X(HardshrinkFn) X(SoftshrinkFn) X(LogSigmoidFn)
 
 /// out = (x == 0), out bool or of x's dtype; x any dtype.
 void logical_not(const Tensor& x, const Tensor& out);

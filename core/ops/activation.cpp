@@ -1,4 +1,5 @@
-// Activations (relu, leaky_relu, elu/selu, gelu, silu, mish, softplus, hardtanh/relu6) and
+// Activations (relu, leaky_relu, elu/selu/celu, gelu, silu, mish, softplus, log_sigmoid,
+// hardtanh/relu6, threshold, hardshrink, softshrink), the composites rrelu, prelu and glu, and
 // clamp. Each op is one struct: its formula (the functor <Op>Fn of core/ops/activation_math.h,
 // which the CPU loop and the CUDA kernel both run) and its backward. Piecewise gradients go through constant masks of the forward input
 // (unary_internal.h, value_test.h), so double backward works.
@@ -7,10 +8,13 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/autograd/grad_mode.h"
 #include "ember/core/autocast.h"
 #include "ember/core/ops/activation.h"
 #include "ember/core/ops/activation_math.h"
 #include "ember/core/ops/binary.h"
+#include "ember/core/ops/random.h"
+#include "ember/core/ops/ternary.h"
 #include "ember/core/ops/unary_internal.h"
 #include "ember/core/shape.h"
 
@@ -62,6 +66,40 @@ struct Elu final : MapOp<Elu, EluFn> {
     Tensor negative = (x.clamp_max(0) * input_scale).exp() * (input_scale * alpha * scale);
     Tensor positive = const_select(x, {TestKind::kLessEqual, 0, 0, /*negate=*/true}, scale, 0);
     return g * (positive + masked(negative, const_mask(x, {TestKind::kLessEqual, 0})));
+  }
+};
+
+// threshold: value where x <= threshold, else x. d/dx = 1 where x > threshold (and for nan x),
+// else 0 (PyTorch's threshold_backward).
+struct Threshold final : MapOp<Threshold, ThresholdFn> {
+  double threshold, value;
+  Threshold(double t, double v) : threshold(t), value(v) {}
+  const char* name() const override { return "threshold"; }
+  ThresholdFn fn() const { return {threshold, value}; }
+  Tensor backward(const SavedTensors& s, const Tensor& g) const override {
+    return masked(g, const_mask(s.input(0), {TestKind::kLessEqual, threshold, 0, /*negate=*/true}));
+  }
+};
+
+// hardshrink: 0 on [-lambd, lambd], else x. d/dx = 0 on that closed interval, else 1.
+struct Hardshrink final : MapOp<Hardshrink, HardshrinkFn> {
+  double lambd;
+  explicit Hardshrink(double l) : lambd(l) {}
+  const char* name() const override { return "hardshrink"; }
+  HardshrinkFn fn() const { return {lambd}; }
+  Tensor backward(const SavedTensors& s, const Tensor& g) const override {
+    return masked(g, const_mask(s.input(0), {TestKind::kInClosed, -lambd, lambd, /*negate=*/true}));
+  }
+};
+
+// softshrink: x -+ lambd outside [-lambd, lambd], 0 inside. d/dx as hardshrink's.
+struct Softshrink final : MapOp<Softshrink, SoftshrinkFn> {
+  double lambd;
+  explicit Softshrink(double l) : lambd(l) {}
+  const char* name() const override { return "softshrink"; }
+  SoftshrinkFn fn() const { return {lambd}; }
+  Tensor backward(const SavedTensors& s, const Tensor& g) const override {
+    return masked(g, const_mask(s.input(0), {TestKind::kInClosed, -lambd, lambd, /*negate=*/true}));
   }
 };
 
@@ -142,6 +180,16 @@ struct Softplus final : MapOp<Softplus, SoftplusFn> {
     Tensor below = const_mask(x, {TestKind::kScaledGreater, beta, threshold, /*negate=*/true});
     return g * (linear + masked((x * beta).sigmoid(), below));
   }
+};
+
+// log_sigmoid: y = log(sigmoid(x)) = -softplus(-x); d/dx = sigmoid(-x) = 1 - e^y = -expm1(y),
+// read off the saved result (exact at both ends: -expm1(y) ~ -y for large x, 1 for very
+// negative x). ATen's op is log_sigmoid_forward (its second output, a buffer for the CPU
+// backward, is not needed here).
+struct LogSigmoid final : MapOp<LogSigmoid, LogSigmoidFn> {
+  const char* name() const override { return "log_sigmoid_forward"; }
+  Save saves() const override { return Save::kOutputs; }
+  Tensor backward(const SavedTensors& s, const Tensor& g) const override { return -g * s.output().expm1(); }
 };
 
 // ---- clamp and hardtanh ---------------------------------------------------------------------
@@ -280,6 +328,77 @@ Tensor elu(const Tensor& x, const Scalar& alpha, const Scalar& scale, const Scal
   return same_dtype_unary(x, Elu{alpha.toDouble(), scale.toDouble(), input_scale.toDouble()});
 }
 Tensor selu(const Tensor& x) { return elu(x, kSeluAlpha, kSeluScale, 1); }
+Tensor celu(const Tensor& x, const Scalar& alpha) {
+  double a = alpha.toDouble();
+  EMBER_CHECK(a != 0, "ZeroDivisionError: alpha cannot be 0 for CELU");
+  return elu(x, a, 1, 1 / a);
+}
+
+Tensor threshold(const Tensor& x, const Scalar& threshold, const Scalar& value) {
+  return same_dtype_unary(x, Threshold{threshold.toDouble(), value.toDouble()});
+}
+Tensor& threshold_(Tensor& x, const Scalar& threshold, const Scalar& value) {
+  return run_inplace_op(Threshold{threshold.toDouble(), value.toDouble()}, x, {x});
+}
+
+Tensor hardshrink(const Tensor& x, const Scalar& lambd) {
+  return same_dtype_unary(x, Hardshrink{lambd.toDouble()});
+}
+Tensor softshrink(const Tensor& x, const Scalar& lambd) {
+  double l = lambd.toDouble();
+  EMBER_CHECK(l >= 0, "lambda must be greater or equal to 0, but found to be ", l, ".");
+  return same_dtype_unary(x, Softshrink{l});
+}
+
+// rrelu: x for x > 0, x * a otherwise, a ~ U(lower, upper) drawn per element from ember's
+// generator when training (PyTorch's rrelu_with_noise: the noise is the slope where x <= 0 and 1
+// elsewhere, and the gradient is the noise), a = (lower + upper) / 2 otherwise.
+Tensor rrelu(const Tensor& x, const Scalar& lower, const Scalar& upper, bool training) {
+  double lo = lower.toDouble(), hi = upper.toDouble();
+  EMBER_CHECK(lo <= hi, "Lower bound should be less than or equal to the upper bound");
+  if (!training) return leaky_relu(x, (lo + hi) / 2);
+  if (!x.is_floating_point())
+    detail::throw_error(detail::str_cat("\"rrelu_with_noise\" not implemented for '", scalar_type_name(x.dtype()), "'"));
+  Tensor noise;
+  {
+    NoGradGuard no_grad;
+    Tensor slope = rand_like(x) * (hi - lo) + lo;
+    noise = where(x.le(0), slope, 1.0);
+  }
+  return x * noise;
+}
+
+// prelu: max(0, x) + weight * min(0, x), weight one value or one per channel (dim 1).
+Tensor prelu(const Tensor& x, const Tensor& weight) {
+  int64_t n = weight.numel();
+  if (n != 1) {
+    EMBER_CHECK(x.dim() != 0, "Not allow zero-dim input tensor.");
+    int64_t channels = x.dim() >= 2 ? x.size(1) : 1;
+    EMBER_CHECK(n == channels, "Mismatch of parameter numbers and input channel size. Found parameter numbers = ", n,
+                " and channel size = ", channels, ".");
+  }
+  EMBER_CHECK(weight.dim() <= 1, "prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = ", weight.dim());
+  Tensor w;
+  if (n == 1) {
+    w = weight.reshape({});
+  } else {
+    DimVector shape(static_cast<size_t>(x.dim() - 1), 1);
+    shape[0] = n;
+    w = weight.reshape(shape);
+  }
+  return where(x.gt(0), x, x * w);
+}
+
+// glu: a * sigmoid(b), a and b the halves of x along dim.
+Tensor glu(const Tensor& x, int64_t dim) {
+  EMBER_CHECK(x.dim() > 0, "glu does not support scalars because halving size must be even");
+  int64_t d = maybe_wrap_dim(dim, x.dim());
+  int64_t n = x.size(d);
+  EMBER_CHECK(n % 2 == 0, "Halving dimension must be even, but dimension ", d, " is size ", n);
+  if (!x.is_floating_point())
+    detail::throw_error(detail::str_cat("\"glu\" not implemented for '", scalar_type_name(x.dtype()), "'"));
+  return x.narrow(d, 0, n / 2) * x.narrow(d, n / 2, n / 2).sigmoid();
+}
 
 // ---- smooth activations ---------------------------------------------------------------------
 
@@ -294,6 +413,8 @@ Tensor softplus(const Tensor& x, const Scalar& beta, const Scalar& threshold) {
     return autocast::call(Softplus::kAutocast, &softplus, x, beta, threshold);
   return same_dtype_unary(x, Softplus{beta.toDouble(), threshold.toDouble()});
 }
+
+Tensor log_sigmoid(const Tensor& x) { return same_dtype_unary<LogSigmoid>(x); }
 
 // ---- hardtanh, relu6 ---------------------------------------------------------------------------
 

@@ -79,6 +79,38 @@ struct HardtanhFn {
   }
 };
 
+/// value where x <= threshold, else x (nan stays nan: nan <= t is false).
+struct ThresholdFn {
+  static constexpr MapDomain kDomain = MapDomain::kNumbers;
+  double threshold, value;
+  template <class M>
+  EMBER_HOST_DEVICE M operator()(M v) const {
+    return v <= static_cast<M>(threshold) ? static_cast<M>(value) : v;
+  }
+};
+
+/// 0 where -lambd <= x <= lambd, else x.
+struct HardshrinkFn {
+  static constexpr MapDomain kDomain = MapDomain::kFloating;
+  double lambd;
+  template <class M>
+  EMBER_HOST_DEVICE M operator()(M v) const {
+    M l = static_cast<M>(lambd);
+    return (v >= -l && v <= l) ? M(0) : v;
+  }
+};
+
+/// x - lambd above lambd, x + lambd below -lambd, else x * 0 (a signed zero; nan stays nan).
+struct SoftshrinkFn {
+  static constexpr MapDomain kDomain = MapDomain::kFloating;
+  double lambd;
+  template <class M>
+  EMBER_HOST_DEVICE M operator()(M v) const {
+    M l = static_cast<M>(lambd);
+    return v > l ? v - l : (v < -l ? v + l : v * M(0));
+  }
+};
+
 // ---- smooth activations ---------------------------------------------------------------------
 
 /// x Phi(x) with Phi the normal CDF through erf: 0.5 x (1 + erf(x / sqrt 2)).
@@ -127,6 +159,15 @@ struct SoftplusFn {
   EMBER_HOST_DEVICE M operator()(M v) const {
     M bv = v * static_cast<M>(beta);
     return bv > static_cast<M>(threshold) ? v : math::log1p(math::exp(bv)) / static_cast<M>(beta);
+  }
+};
+
+/// log(sigmoid(x)) as min(x, 0) - log1p(e^{-|x|}): no overflow at either end.
+struct LogSigmoidFn {
+  static constexpr MapDomain kDomain = MapDomain::kFloating;
+  template <class M>
+  EMBER_HOST_DEVICE M operator()(M v) const {
+    return (v < M(0) ? v : M(0)) - math::log1p(math::exp(-math::fabs(v)));
   }
 };
 

@@ -1,5 +1,6 @@
-// Functional pointwise activations (F::relu, F::leaky_relu, F::elu, F::gelu, F::silu,
-// F::sigmoid, F::tanh): thin wrappers over the core ops taking libtorch's option structs.
+// Functional activations (libtorch's torch/nn/functional/activation.h, less the Softmax family
+// of nn/functional/softmax.h): thin wrappers over the core ops taking libtorch's option structs.
+// An inplace option writes the result back into the input.
 #pragma once
 
 #include "ember/core/ops/activation.h"
@@ -44,6 +45,80 @@ inline Tensor silu(Tensor input, bool inplace = false) {
 
 inline Tensor sigmoid(const Tensor& input) { return ember::sigmoid(input); }
 inline Tensor tanh(const Tensor& input) { return ember::tanh(input); }
+
+/// scale * elu(x, alpha) with SELU's fixed alpha and scale.
+inline Tensor selu(Tensor input, const SELUFuncOptions& options = {}) {
+  Tensor out = ember::selu(input);
+  if (options.inplace()) return input.copy_(out);
+  return out;
+}
+
+/// max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+inline Tensor celu(Tensor input, const CELUFuncOptions& options = {}) {
+  Tensor out = ember::celu(input, options.alpha());
+  if (options.inplace()) return input.copy_(out);
+  return out;
+}
+
+/// min(max(x, min_val), max_val).
+inline Tensor hardtanh(Tensor input, const HardtanhFuncOptions& options = {}) {
+  Tensor out = ember::hardtanh(input, options.min_val(), options.max_val());
+  if (options.inplace()) return input.copy_(out);
+  return out;
+}
+
+/// min(max(x, 0), 6).
+inline Tensor relu6(Tensor input, const ReLU6FuncOptions& options = {}) {
+  Tensor out = ember::relu6(input);
+  if (options.inplace()) return input.copy_(out);
+  return out;
+}
+
+/// leaky_relu with a random slope in [lower, upper] per element when training, else with
+/// (lower + upper) / 2.
+inline Tensor rrelu(Tensor input, const RReLUFuncOptions& options = {}) {
+  Tensor out = ember::rrelu(input, options.lower(), options.upper(), options.training());
+  if (options.inplace()) return input.copy_(out);
+  return out;
+}
+
+/// value where x <= threshold, else x.
+inline Tensor threshold(Tensor input, const ThresholdFuncOptions& options) {
+  if (options.inplace()) return ember::threshold_(input, options.threshold(), options.value());
+  return ember::threshold(input, options.threshold(), options.value());
+}
+
+/// max(0, x) + weight * min(0, x), weight broadcast along dim 1.
+inline Tensor prelu(const Tensor& input, const Tensor& weight) { return ember::prelu(input, weight); }
+
+/// a * sigmoid(b), a and b the halves of the input along options.dim().
+inline Tensor glu(const Tensor& input, const GLUFuncOptions& options = {}) {
+  return ember::glu(input, options.dim());
+}
+
+/// 0 where |x| <= lambda, else x.
+inline Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& options = {}) {
+  return ember::hardshrink(input, options.lambda());
+}
+
+/// x -+ lambda outside [-lambda, lambda], 0 inside.
+inline Tensor softshrink(const Tensor& input, const SoftshrinkFuncOptions& options = {}) {
+  return ember::softshrink(input, options.lambda());
+}
+
+/// log(1 + exp(beta x)) / beta, linear where beta x > threshold.
+inline Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options = {}) {
+  return ember::softplus(input, options.beta(), options.threshold());
+}
+
+/// log(sigmoid(x)).
+inline Tensor logsigmoid(const Tensor& input) { return ember::log_sigmoid(input); }
+/// x tanh(softplus(x)).
+inline Tensor mish(const Tensor& input) { return ember::mish(input); }
+/// x / (1 + |x|).
+inline Tensor softsign(const Tensor& input) { return input / (input.abs() + 1); }
+/// x - tanh(x).
+inline Tensor tanhshrink(const Tensor& input) { return input - input.tanh(); }
 
 }  // namespace functional
 }  // namespace nn

@@ -1,4 +1,4 @@
-// F::softmax / F::log_softmax with libtorch's option structs, over core/ops/softmax.h.
+// F::softmax / F::softmin / F::log_softmax with libtorch's option structs, over core/ops/softmax.h.
 #pragma once
 
 #include "ember/core/ops/softmax.h"
@@ -12,6 +12,11 @@ namespace functional {
 /// exp(x) / sum(exp(x)) along options.dim(), after casting to options.dtype() if set.
 inline Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options) {
   return ember::softmax(input, options.dim(), options.dtype());
+}
+
+/// softmax(-x) along options.dim(), after casting to options.dtype() if set.
+inline Tensor softmin(const Tensor& input, const SoftminFuncOptions& options) {
+  return ember::softmax(-input, options.dim(), options.dtype());
 }
 
 /// log(softmax(x)) along options.dim(), computed stably.

@@ -1,5 +1,5 @@
-// Softmax / LogSoftmax layers over F::softmax / F::log_softmax, printing as Python's repr
-// ("Softmax(dim=1)").
+// Softmax / Softmin / LogSoftmax / Softmax2d layers over F::softmax / F::softmin /
+// F::log_softmax, printing as Python's repr ("Softmax(dim=1)").
 #pragma once
 
 #include <ostream>
@@ -25,6 +25,18 @@ class SoftmaxImpl : public Cloneable<SoftmaxImpl> {
 };
 EMBER_MODULE(Softmax);
 
+/// Softmin(1): softmax of -x along dim 1.
+class SoftminImpl : public Cloneable<SoftminImpl> {
+ public:
+  explicit SoftminImpl(int64_t dim) : SoftminImpl(SoftminOptions(dim)) {}
+  explicit SoftminImpl(const SoftminOptions& options) : options(options) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+  SoftminOptions options;
+};
+EMBER_MODULE(Softmin);
+
 /// LogSoftmax(1): log-probabilities along dim 1.
 class LogSoftmaxImpl : public Cloneable<LogSoftmaxImpl> {
  public:
@@ -36,6 +48,16 @@ class LogSoftmaxImpl : public Cloneable<LogSoftmaxImpl> {
   LogSoftmaxOptions options;
 };
 EMBER_MODULE(LogSoftmax);
+
+/// Softmax over the channels (dim -3) of a (C, H, W) or (N, C, H, W) input.
+class Softmax2dImpl : public Cloneable<Softmax2dImpl> {
+ public:
+  Softmax2dImpl() = default;
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+};
+EMBER_MODULE(Softmax2d);
 
 }  // namespace nn
 }  // namespace ember

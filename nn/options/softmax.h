@@ -1,4 +1,4 @@
-// Options of Softmax/LogSoftmax (libtorch's, from torch/nn/options/activation.h): the
+// Options of Softmax/Softmin/LogSoftmax (libtorch's, from torch/nn/options/activation.h): the
 // module options hold the dim; the functional ones add an optional dtype to cast to first.
 #pragma once
 
@@ -17,6 +17,12 @@ struct SoftmaxOptions {
   EMBER_ARG(int64_t, dim);
 };
 
+/// Softmin(SoftminOptions(1)).
+struct SoftminOptions {
+  /*implicit*/ SoftminOptions(int64_t dim) : dim_(dim) {}
+  EMBER_ARG(int64_t, dim);
+};
+
 /// LogSoftmax(LogSoftmaxOptions(1)).
 struct LogSoftmaxOptions {
   /*implicit*/ LogSoftmaxOptions(int64_t dim) : dim_(dim) {}
@@ -28,6 +34,13 @@ namespace functional {
 /// F::softmax(x, F::SoftmaxFuncOptions(1).dtype(kFloat)).
 struct SoftmaxFuncOptions {
   /*implicit*/ SoftmaxFuncOptions(int64_t dim) : dim_(dim) {}
+  EMBER_ARG(int64_t, dim);
+  EMBER_ARG(std::optional<ScalarType>, dtype) = std::nullopt;
+};
+
+/// F::softmin(x, F::SoftminFuncOptions(1)): softmax of -x.
+struct SoftminFuncOptions {
+  /*implicit*/ SoftminFuncOptions(int64_t dim) : dim_(dim) {}
   EMBER_ARG(int64_t, dim);
   EMBER_ARG(std::optional<ScalarType>, dtype) = std::nullopt;
 };

@@ -269,6 +269,21 @@ TEST_CASE("test_elementwise_functors: softplus switches to x where beta x passes
   CHECK(SoftplusFn{1, 20}(-kInf<float>) == 0.0f);
 }
 
+TEST_CASE("test_elementwise_functors: threshold, the shrinks and log_sigmoid") {
+  sweep_floats("threshold(0.5, -3)", ThresholdFn{0.5, -3}, [](LD x) { return x <= 0.5L ? -3.0L : x; }, Tolerance{0, 0});
+  sweep_ints("threshold(2, 7)", ThresholdFn{2, 7}, [](__int128 x) { return x <= 2 ? __int128{7} : x; });
+  sweep_floats("hardshrink(0.5)", HardshrinkFn{0.5}, [](LD x) { return (x >= -0.5L && x <= 0.5L) ? 0.0L : x; },
+               Tolerance{0, 0});
+  sweep_floats("softshrink(0.5)", SoftshrinkFn{0.5},
+               [](LD x) { return x > 0.5L ? x - 0.5L : x < -0.5L ? x + 0.5L : x * 0.0L; }, Tolerance{1, 0});
+  sweep_floats("log_sigmoid", LogSigmoidFn{}, [](LD x) { return x < 0 ? x - log1pl(expl(x)) : -log1pl(expl(-x)); },
+               Tolerance{4, 4});
+  // Inside [-lambd, lambd] softshrink is x * 0: the sign of x survives, as in PyTorch.
+  CHECK(std::signbit(SoftshrinkFn{0.5}(-0.25f)));
+  CHECK(HardshrinkFn{0.5}(0.5) == 0.0);
+  CHECK(ThresholdFn{0.5, -3}(0.5f) == -3.0f);
+}
+
 TEST_CASE("test_elementwise_functors: clamp's nan rules") {
   ClampFn<float> c{-1, 2};
   CHECK(c(-5) == -1);
