@@ -109,6 +109,17 @@ TEST_CASE("AdaptiveLogSoftmaxWithLoss: forward, log_prob and predict are PyTorch
   CHECK(m->predict(x[2]).item<int64_t>() == 9);
 }
 
+TEST_CASE("AdaptiveLogSoftmaxWithLoss: a zero-width tail projection (in_features < div_value^(i+1))") {
+  // 8 / 4^2 floors to 0, as in PyTorch: cluster 1 scores its classes uniformly.
+  nn::AdaptiveLogSoftmaxWithLoss m(8, 10, std::vector<int64_t>{4, 8});
+  CHECK(m->tail->ptr<nn::SequentialImpl>(1)->ptr<nn::LinearImpl>(0)->weight.sizes().vec() == std::vector<int64_t>{0, 8});
+  Tensor x = randn({3, 8}), t = longs({0, 5, 9});
+  Tensor lp = m->log_prob(x);
+  check_close(m(x, t).output, lp.gather(1, t.unsqueeze(1)).squeeze(1), 1e-6);
+  check_close(lp.narrow(1, 8, 1) - lp.narrow(1, 9, 1), {0, 0, 0}, 0);
+  check_close(lp.exp().sum({1}), {1, 1, 1}, 1e-6);
+}
+
 TEST_CASE("AdaptiveLogSoftmaxWithLoss: gradients by float64 gradcheck") {
   auto m = fixture_module();
   Tensor t = longs({0, 5, 9, 3, 7, 8});
