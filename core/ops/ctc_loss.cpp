@@ -54,13 +54,17 @@ struct CtcSample {
 
 CtcSample sample_of(const CtcSpec& sp, const double* lp, int64_t b) {
   int64_t L = sp.target_lengths[b];
-  return CtcSample{lp + b * sp.C, sp.N, sp.C, sp.input_lengths[b], L, 2 * L + 1, sp.targets.data() + sp.tg_offsets[b]};
+  return CtcSample{
+      lp + b * sp.C, sp.N, sp.C, sp.input_lengths[b], L, 2 * L + 1, sp.targets.data() + sp.tg_offsets[b]};
 }
 
 /// alpha (Tb x S, row-major) and the sample's nll.
 double ctc_alpha(const CtcSample& x, int64_t blank, std::vector<double>& alpha) {
   if (x.Tb == 0) return x.L == 0 ? 0.0 : std::numeric_limits<double>::infinity();
-  auto cls = [&](int64_t s) { int64_t l = x.label(s); return l < 0 ? blank : l; };
+  auto cls = [&](int64_t s) {
+    int64_t l = x.label(s);
+    return l < 0 ? blank : l;
+  };
   alpha.assign(static_cast<size_t>(x.Tb * x.S), kNegInf);
   alpha[0] = x.at(0, blank);
   if (x.S > 1) alpha[1] = x.at(0, cls(1));
@@ -86,7 +90,10 @@ void ctc_grad(const CtcSample& x, int64_t blank, bool zero_infinity, double gr, 
   double nll = ctc_alpha(x, blank, alpha);
   if (x.Tb == 0) return;
   if (zero_infinity && std::isinf(nll)) return;  // rows stay 0
-  auto cls = [&](int64_t s) { int64_t l = x.label(s); return l < 0 ? blank : l; };
+  auto cls = [&](int64_t s) {
+    int64_t l = x.label(s);
+    return l < 0 ? blank : l;
+  };
   std::vector<double> beta(static_cast<size_t>(x.Tb * x.S), kNegInf);
   double* bl = beta.data() + (x.Tb - 1) * x.S;
   bl[x.S - 1] = x.at(x.Tb - 1, blank);
@@ -190,8 +197,9 @@ Tensor ctc_loss(const Tensor& log_probs_in, const Tensor& targets_in, IntArrayRe
   // On PyTorch's CPU float32 autocast list.
   if (autocast::is_active()) [[unlikely]] {
     using Fn = Tensor (*)(const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, int64_t, int64_t, bool);
-    return autocast::call(AutocastPolicies{AutocastPolicy::kFloat32, AutocastPolicy::kNone}, static_cast<Fn>(&ctc_loss), log_probs_in, targets_in,
-                          input_lengths, target_lengths, blank, reduction, zero_infinity);
+    return autocast::call(AutocastPolicies{AutocastPolicy::kFloat32, AutocastPolicy::kNone},
+                          static_cast<Fn>(&ctc_loss), log_probs_in, targets_in, input_lengths, target_lengths,
+                          blank, reduction, zero_infinity);
   }
   EMBER_CHECK(reduction >= Reduction::None && reduction < Reduction::END, reduction,
               " is not a valid value for reduction");
@@ -210,8 +218,10 @@ Tensor ctc_loss(const Tensor& log_probs_in, const Tensor& targets_in, IntArrayRe
   sp->blank = blank;
   sp->zero_infinity = zero_infinity;
   EMBER_CHECK(blank < sp->C && blank >= 0, "blank must be in label range");
-  EMBER_CHECK(static_cast<int64_t>(input_lengths.size()) == sp->N, "input_lengths must be of size batch_size");
-  EMBER_CHECK(static_cast<int64_t>(target_lengths.size()) == sp->N, "target_lengths must be of size batch_size");
+  EMBER_CHECK(static_cast<int64_t>(input_lengths.size()) == sp->N,
+              "input_lengths must be of size batch_size");
+  EMBER_CHECK(static_cast<int64_t>(target_lengths.size()) == sp->N,
+              "target_lengths must be of size batch_size");
   EMBER_CHECK(targets.dim() >= 1 && targets.dim() <= 2, "Expected 1 to 2 dimensions, but got ", targets.dim(),
               "-dimensional tensor for argument #2 'targets'", kWhile);
   int64_t total = 0, max_len = 0;
@@ -223,18 +233,19 @@ Tensor ctc_loss(const Tensor& log_probs_in, const Tensor& targets_in, IntArrayRe
     max_len = std::max(max_len, l);
   }
   if (targets.dim() == 1) {
-    EMBER_CHECK(targets.size(0) == total, "Expected tensor to have size ", total, " at dimension 0, but got size ",
-                targets.size(0), " for argument #2 'targets'", kWhile);
+    EMBER_CHECK(targets.size(0) == total, "Expected tensor to have size ", total,
+                " at dimension 0, but got size ", targets.size(0), " for argument #2 'targets'", kWhile);
   } else {
-    EMBER_CHECK(targets.size(0) == sp->N, "Expected tensor to have size ", sp->N, " at dimension 0, but got size ",
-                targets.size(0), " for argument #2 'targets'", kWhile);
+    EMBER_CHECK(targets.size(0) == sp->N, "Expected tensor to have size ", sp->N,
+                " at dimension 0, but got size ", targets.size(0), " for argument #2 'targets'", kWhile);
     EMBER_CHECK(targets.size(1) >= max_len, "Expected tensor to have size at least ", max_len,
                 " at dimension 1, but got size ", targets.size(1), " for argument #2 'targets'", kWhile);
   }
   for (int64_t b = 0; b < sp->N; ++b) {
     int64_t l = input_lengths[b];
     EMBER_CHECK(l >= 0, "Expected input_lengths to have value at least 0, but got value ", l, kWhile);
-    EMBER_CHECK(l <= sp->T, "Expected input_lengths to have value at most ", sp->T, ", but got value ", l, kWhile);
+    EMBER_CHECK(l <= sp->T, "Expected input_lengths to have value at most ", sp->T, ", but got value ", l,
+                kWhile);
   }
   sp->input_lengths.assign(input_lengths.begin(), input_lengths.end());
   sp->target_lengths.assign(target_lengths.begin(), target_lengths.end());

@@ -15,8 +15,9 @@ namespace ember {
 /// alignments' infinite losses (and their gradients) into 0.
 /// The gradient for log_probs is PyTorch's: exp(lp) - exp(log(alpha beta) + nll - lp) per
 /// (t, c), the gradient of the logits under a log_softmax, so log_probs must come from one.
-Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths,
-                int64_t blank = 0, int64_t reduction = Reduction::Mean, bool zero_infinity = false);
+Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
+                IntArrayRef target_lengths, int64_t blank = 0, int64_t reduction = Reduction::Mean,
+                bool zero_infinity = false);
 /// The same with integer tensors of lengths ((N), or 0-d for unbatched input).
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
                 const Tensor& target_lengths, int64_t blank = 0, int64_t reduction = Reduction::Mean,

@@ -34,17 +34,19 @@ void check_vector_or_matrix(const Tensor& input) {
 }
 
 void check_long_target(const Tensor& target) {
-  EMBER_CHECK(target.dtype() == kLong, "expected scalar type Long but found ", scalar_type_name(target.dtype()));
+  EMBER_CHECK(target.dtype() == kLong, "expected scalar type Long but found ",
+              scalar_type_name(target.dtype()));
 }
 
 }  // namespace
 
 namespace detail {
 void check_triplet_dims(const Tensor& anchor, const Tensor& positive, const Tensor& negative) {
-  EMBER_CHECK(anchor.dim() == positive.dim() && positive.dim() == negative.dim(),
-              "The anchor, positive, and negative tensors are expected to have the same number of dimensions, "
-              "but got: anchor ", anchor.dim(), "D, positive ", positive.dim(), "D, and negative ", negative.dim(),
-              "D inputs");
+  EMBER_CHECK(
+      anchor.dim() == positive.dim() && positive.dim() == negative.dim(),
+      "The anchor, positive, and negative tensors are expected to have the same number of dimensions, "
+      "but got: anchor ",
+      anchor.dim(), "D, positive ", positive.dim(), "D, and negative ", negative.dim(), "D inputs");
 }
 }  // namespace detail
 
@@ -52,16 +54,19 @@ Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const T
                              int64_t reduction) {
   // On PyTorch's float32 autocast lists (CPU and CUDA).
   if (autocast::is_active()) [[unlikely]]
-    return autocast::call(autocast::kFloat32Both, &cosine_embedding_loss, input1, input2, target, margin, reduction);
+    return autocast::call(autocast::kFloat32Both, &cosine_embedding_loss, input1, input2, target, margin,
+                          reduction);
   check_reduction(reduction);
   int64_t td = target.dim();
   EMBER_CHECK(td == 1 || td == 0, "0D or 1D target tensor expected, multi-target not supported");
   if (td == 1) {
-    EMBER_CHECK(input1.dim() == 2 && input2.dim() == 2, "1D target tensor expects 2D input tensors, but found inputs with sizes ",
-                input1.sizes(), " and ", input2.sizes(), ".");
+    EMBER_CHECK(input1.dim() == 2 && input2.dim() == 2,
+                "1D target tensor expects 2D input tensors, but found inputs with sizes ", input1.sizes(),
+                " and ", input2.sizes(), ".");
   } else {
-    EMBER_CHECK(input1.dim() == 1 && input2.dim() == 1, "0D target tensor expects 1D input tensors, but found inputs with sizes ",
-                input1.sizes(), " and ", input2.sizes(), ".");
+    EMBER_CHECK(input1.dim() == 1 && input2.dim() == 1,
+                "0D target tensor expects 1D input tensors, but found inputs with sizes ", input1.sizes(),
+                " and ", input2.sizes(), ".");
   }
   constexpr double kEps = 1e-12;  // PyTorch's EPSILON: keeps the denominator off zero
   Tensor prod_sum = (input1 * input2).sum({td});
@@ -88,7 +93,8 @@ Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double ma
 Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
                            int64_t reduction) {
   if (autocast::is_active()) [[unlikely]]
-    return autocast::call(autocast::kFloat32Both, &margin_ranking_loss, input1, input2, target, margin, reduction);
+    return autocast::call(autocast::kFloat32Both, &margin_ranking_loss, input1, input2, target, margin,
+                          reduction);
   check_reduction(reduction);
   EMBER_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(),
               "margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: ",
@@ -125,23 +131,24 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, int64_t
   Tensor valid, is_target, tc;
   {
     NoGradGuard no_grad;
-    EMBER_CHECK(t.min().item<int64_t>() >= -1 && t.max().item<int64_t>() < dim, "argument #2 'target' is out of range");
+    EMBER_CHECK(t.min().item<int64_t>() >= -1 && t.max().item<int64_t>() < dim,
+                "argument #2 'target' is out of range");
     // valid[n, k]: slot k comes before row n's first -1; is_target[n, c]: c is a valid slot's class.
     valid = cumsum(t.lt(0).to(kLong), 1).eq(0);
     tc = t.clamp_min(0);
     is_target = (one_hot(tc, dim) * valid.unsqueeze(2).to(kLong)).sum({1}).gt(0);
   }
   Tensor x = input.reshape({nframe, dim});
-  Tensor xy = x.gather(1, tc);                                                // (N, K): x[y_k]
-  Tensor hinge = (1 - xy.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0);         // (N, K, C)
+  Tensor xy = x.gather(1, tc);                                         // (N, K): x[y_k]
+  Tensor hinge = (1 - xy.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0);  // (N, K, C)
   Tensor mask = logical_and(valid.unsqueeze(2), is_target.logical_not().unsqueeze(1)).to(input.dtype());
   Tensor loss = (hinge * mask).sum({1, 2}) / static_cast<double>(dim);
   if (target.dim() <= 1) loss = loss.reshape({});
   return detail::apply_loss_reduction(loss, reduction);
 }
 
-Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
-                                   int64_t reduction) {
+Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
+                                   const std::optional<Tensor>& weight, int64_t reduction) {
   check_reduction(reduction);
   // log sigmoid(x) = -softplus(-x), stable for either sign.
   Tensor loss = target * softplus(-input) + (1 - target) * softplus(input);
@@ -156,7 +163,8 @@ Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, co
 Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, double margin,
                          const std::optional<Tensor>& weight_opt, int64_t reduction) {
   if (autocast::is_active()) [[unlikely]]
-    return autocast::call(autocast::kFloat32Both, &multi_margin_loss, input, target, p, margin, weight_opt, reduction);
+    return autocast::call(autocast::kFloat32Both, &multi_margin_loss, input, target, p, margin, weight_opt,
+                          reduction);
   check_reduction(reduction);
   EMBER_CHECK(p == 1 || p == 2, "only p == 1 and p == 2 supported");
   check_vector_or_matrix(input);
@@ -181,7 +189,8 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, d
   Tensor x = input.reshape({nframe, dim});
   Tensor z = (margin - x.gather(1, t) + x).clamp_min(0);
   if (p == 2) z = z * z;
-  if (weight.defined()) z = z * weight.reshape({dim}).index_select(0, t.reshape({nframe})).reshape({nframe, 1});
+  if (weight.defined())
+    z = z * weight.reshape({dim}).index_select(0, t.reshape({nframe})).reshape({nframe, 1});
   Tensor loss = (z * others).sum({1}) / static_cast<double>(dim);
   if (target.dim() == 0) loss = loss.reshape({});
   return detail::apply_loss_reduction(loss, reduction);
@@ -190,7 +199,8 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, d
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps,
                         int64_t reduction) {
   if (autocast::is_active()) [[unlikely]]
-    return autocast::call(autocast::kFloat32Both, &poisson_nll_loss, input, target, log_input, full, eps, reduction);
+    return autocast::call(autocast::kFloat32Both, &poisson_nll_loss, input, target, log_input, full, eps,
+                          reduction);
   check_reduction(reduction);
   Tensor loss = log_input ? input.exp() - target * input : input - target * (input + eps).log();
   if (full) {
@@ -204,10 +214,11 @@ Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_inpu
   return detail::apply_loss_reduction(loss, reduction);
 }
 
-Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
-                           double p, double eps, bool swap, int64_t reduction) {
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+                           double margin, double p, double eps, bool swap, int64_t reduction) {
   if (autocast::is_active()) [[unlikely]]
-    return autocast::call(autocast::kFloat32Both, &triplet_margin_loss, anchor, positive, negative, margin, p, eps, swap, reduction);
+    return autocast::call(autocast::kFloat32Both, &triplet_margin_loss, anchor, positive, negative, margin, p,
+                          eps, swap, reduction);
   check_reduction(reduction);
   detail::check_triplet_dims(anchor, positive, negative);
   Tensor dist_pos = pairwise_distance(anchor, positive, p, eps);

@@ -92,13 +92,15 @@ inline Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target,
 inline Tensor multi_margin_loss(const Tensor& input, const Tensor& target,
                                 const MultiMarginLossFuncOptions& options = {}) {
   return ember::multi_margin_loss(input, target, options.p(), options.margin(),
-                                  detail::optional_tensor(options.weight()), reduction_enum(options.reduction()));
+                                  detail::optional_tensor(options.weight()),
+                                  reduction_enum(options.reduction()));
 }
 
 /// 1 - cos(x1, x2) for target 1, max(0, cos(x1, x2) - margin) for target -1.
 inline Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                                     const CosineEmbeddingLossFuncOptions& options = {}) {
-  return ember::cosine_embedding_loss(input1, input2, target, options.margin(), reduction_enum(options.reduction()));
+  return ember::cosine_embedding_loss(input1, input2, target, options.margin(),
+                                      reduction_enum(options.reduction()));
 }
 
 /// Multi-class multi-label hinge loss; target holds class indices ended by -1.
@@ -129,12 +131,14 @@ inline Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, 
 
 /// triplet_margin_loss with any distance function (pairwise_distance when none is given);
 /// margin must be positive.
-inline Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
-                                                const TripletMarginWithDistanceLossFuncOptions& options = {}) {
+inline Tensor triplet_margin_with_distance_loss(
+    const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+    const TripletMarginWithDistanceLossFuncOptions& options = {}) {
   EMBER_CHECK(options.margin() > 0, "margin must be greater than 0, got ", options.margin());
   ember::detail::check_triplet_dims(anchor, positive, negative);
   auto distance = [&](const Tensor& a, const Tensor& b) {
-    return options.distance_function() ? (*options.distance_function())(a, b) : ember::pairwise_distance(a, b);
+    return options.distance_function() ? (*options.distance_function())(a, b)
+                                       : ember::pairwise_distance(a, b);
   };
   Tensor dist_pos = distance(anchor, positive);
   Tensor dist_neg = distance(anchor, negative);
@@ -161,7 +165,8 @@ inline Tensor poisson_nll_loss(const Tensor& input, const Tensor& target,
 /// max(0, -target * (input1 - input2) + margin).
 inline Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                                   const MarginRankingLossFuncOptions& options = {}) {
-  return ember::margin_ranking_loss(input1, input2, target, options.margin(), reduction_enum(options.reduction()));
+  return ember::margin_ranking_loss(input1, input2, target, options.margin(),
+                                    reduction_enum(options.reduction()));
 }
 
 }  // namespace functional

@@ -24,15 +24,17 @@ void AdaptiveLogSoftmaxWithLossImpl::reset() {
   const std::vector<int64_t>& c = options.cutoffs();
   bool ok = !c.empty() && std::is_sorted(c.begin(), c.end()) && c.front() > 0 &&
             c.back() <= options.n_classes() - 1 && std::adjacent_find(c.begin(), c.end()) == c.end();
-  EMBER_CHECK(ok,
-              "cutoffs should be a sequence of unique, positive integers sorted in an increasing order, where each "
-              "value is between 1 and n_classes-1");
+  EMBER_CHECK(
+      ok,
+      "cutoffs should be a sequence of unique, positive integers sorted in an increasing order, where each "
+      "value is between 1 and n_classes-1");
   cutoffs = c;
   cutoffs.push_back(options.n_classes());
   shortlist_size = cutoffs[0];
   n_clusters = static_cast<int64_t>(cutoffs.size()) - 1;
   head_size = shortlist_size + n_clusters;
-  head = register_module("head", Linear(LinearOptions(options.in_features(), head_size).bias(options.head_bias())));
+  head = register_module("head",
+                         Linear(LinearOptions(options.in_features(), head_size).bias(options.head_bias())));
   tail = register_module("tail", ModuleList());
   for (int64_t i = 0; i < n_clusters; ++i) {
     // Python's in_features // div_value ** (i + 1): the floor of the quotient.
@@ -59,7 +61,8 @@ void AdaptiveLogSoftmaxWithLossImpl::pretty_print(std::ostream& stream) const {
 ASMoutput AdaptiveLogSoftmaxWithLossImpl::forward(const Tensor& input_, const Tensor& target_) {
   int64_t targ_dim = target_.dim();
   if (targ_dim == 1) {
-    EMBER_CHECK(input_.size(0) == target_.size(0), "Input and target should have the same size in the batch dimension.");
+    EMBER_CHECK(input_.size(0) == target_.size(0),
+                "Input and target should have the same size in the batch dimension.");
     EMBER_CHECK(input_.dim() == 2, "1D target tensor expects 2D input tensors, but found inputs with size ",
                 input_.sizes());
   } else if (targ_dim == 0) {
@@ -78,7 +81,8 @@ ASMoutput AdaptiveLogSoftmaxWithLossImpl::forward(const Tensor& input_, const Te
   Tensor tcpu = target.detach().to(kCPU).to(kLong).contiguous();
   const int64_t* t = tcpu.data_ptr<int64_t>();
   std::vector<int64_t> gather_inds(static_cast<size_t>(batch));
-  std::vector<std::vector<int64_t>> rows(static_cast<size_t>(n_clusters)), rel(static_cast<size_t>(n_clusters));
+  std::vector<std::vector<int64_t>> rows(static_cast<size_t>(n_clusters)),
+      rel(static_cast<size_t>(n_clusters));
   int64_t used = 0, tmin = 0, tmax = 0;
   for (int64_t r = 0; r < batch; ++r) {
     int64_t v = t[r];
@@ -90,13 +94,14 @@ ASMoutput AdaptiveLogSoftmaxWithLossImpl::forward(const Tensor& input_, const Te
       gather_inds[static_cast<size_t>(r)] = v;
       continue;
     }
-    int64_t i = static_cast<int64_t>(std::upper_bound(cutoffs.begin(), cutoffs.end(), v) - cutoffs.begin()) - 1;
+    int64_t i =
+        static_cast<int64_t>(std::upper_bound(cutoffs.begin(), cutoffs.end(), v) - cutoffs.begin()) - 1;
     gather_inds[static_cast<size_t>(r)] = shortlist_size + i;
     rows[static_cast<size_t>(i)].push_back(r);
     rel[static_cast<size_t>(i)].push_back(v - cutoffs[static_cast<size_t>(i)]);
   }
-  EMBER_CHECK(used == batch, "Target values should be in [0, ", options.n_classes() - 1, "], but values in range [",
-              tmin, ", ", tmax, "] were found. ");
+  EMBER_CHECK(used == batch, "Target values should be in [0, ", options.n_classes() - 1,
+              "], but values in range [", tmin, ", ", tmax, "] were found. ");
 
   Device dev = input.device();
   Tensor output = zeros({batch}, TensorOptions().dtype(input.dtype()).device(dev));
@@ -105,7 +110,8 @@ ASMoutput AdaptiveLogSoftmaxWithLossImpl::forward(const Tensor& input_, const Te
     if (ri.empty()) continue;
     Tensor row_idx = tensor(ri).to(dev);
     Tensor rel_t = tensor(rel[static_cast<size_t>(i)]).to(dev);
-    Tensor cluster_out = tail->ptr<SequentialImpl>(static_cast<size_t>(i))->forward(input.index_select(0, row_idx));
+    Tensor cluster_out =
+        tail->ptr<SequentialImpl>(static_cast<size_t>(i))->forward(input.index_select(0, row_idx));
     Tensor local = cluster_out.log_softmax(1).gather(1, rel_t.unsqueeze(1)).squeeze(1);
     output = output.index_add(0, row_idx, local);
   }
@@ -142,7 +148,8 @@ Tensor AdaptiveLogSoftmaxWithLossImpl::predict(const Tensor& input_) {
   if (not_in_shortlist.any().item<bool>()) {
     // Rows whose best head entry is a cluster logit take the argmax over every class.
     Tensor rows = not_in_shortlist.nonzero().squeeze(1);
-    Tensor full = _get_full_log_prob(input.index_select(0, rows), head_output.index_select(0, rows)).argmax(1);
+    Tensor full =
+        _get_full_log_prob(input.index_select(0, rows), head_output.index_select(0, rows)).argmax(1);
     output = output.scatter(0, rows, full);
   }
   return batched ? output : output.squeeze(0);

@@ -51,7 +51,9 @@ Tensor CTCLossImpl::forward(const Tensor& log_probs, const Tensor& targets, cons
   return functional::ctc_loss(log_probs, targets, input_lengths, target_lengths, options);
 }
 
-MultiMarginLossImpl::MultiMarginLossImpl(const MultiMarginLossOptions& options_) : options(options_) { reset(); }
+MultiMarginLossImpl::MultiMarginLossImpl(const MultiMarginLossOptions& options_) : options(options_) {
+  reset();
+}
 void MultiMarginLossImpl::reset() { weight = register_buffer("weight", options.weight()); }
 void MultiMarginLossImpl::pretty_print(std::ostream& stream) const { stream << "MultiMarginLoss()"; }
 Tensor MultiMarginLossImpl::forward(const Tensor& input, const Tensor& target) {

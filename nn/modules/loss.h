@@ -39,15 +39,15 @@ EMBER_PLAIN_LOSS(PoissonNLLLoss);
 #undef EMBER_PLAIN_LOSS
 
 // A loss layer of three tensors (two inputs and a target, or anchor/positive/negative).
-#define EMBER_TERNARY_LOSS(Name, A, B, C)                                           \
+#define EMBER_TERNARY_LOSS(Name, A, B, C)                                            \
   class Name##Impl : public Cloneable<Name##Impl> {                                  \
-   public:                                                                          \
-    explicit Name##Impl(const Name##Options& options_ = {}) : options(options_) {}  \
-    void reset() override {}                                                        \
+   public:                                                                           \
+    explicit Name##Impl(const Name##Options& options_ = {}) : options(options_) {}   \
+    void reset() override {}                                                         \
     void pretty_print(std::ostream& stream) const override { stream << #Name "()"; } \
-    Tensor forward(const Tensor& A, const Tensor& B, const Tensor& C);              \
-    Name##Options options;                                                          \
-  };                                                                                \
+    Tensor forward(const Tensor& A, const Tensor& B, const Tensor& C);               \
+    Name##Options options;                                                           \
+  };                                                                                 \
   EMBER_MODULE(Name)
 
 EMBER_TERNARY_LOSS(CosineEmbeddingLoss, input1, input2, target);

@@ -14,7 +14,8 @@ namespace nn {
 /// cutoffs split the classes into a shortlist and clusters, each cluster's projection being
 /// in_features / div_value^(i + 1) wide.
 struct AdaptiveLogSoftmaxWithLossOptions {
-  /*implicit*/ AdaptiveLogSoftmaxWithLossOptions(int64_t in_features, int64_t n_classes, std::vector<int64_t> cutoffs)
+  /*implicit*/ AdaptiveLogSoftmaxWithLossOptions(int64_t in_features, int64_t n_classes,
+                                                 std::vector<int64_t> cutoffs)
       : in_features_(in_features), n_classes_(n_classes), cutoffs_(std::move(cutoffs)) {}
   EMBER_ARG(int64_t, in_features);
   EMBER_ARG(int64_t, n_classes);

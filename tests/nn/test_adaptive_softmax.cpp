@@ -89,13 +89,15 @@ TEST_CASE("AdaptiveLogSoftmaxWithLoss: forward, log_prob and predict are PyTorch
   Tensor x = fixture_input(), t = longs({0, 5, 9, 3, 7});
   nn::ASMoutput out = m(x, t);
   check_close(out.output,
-              {-0.33667241234741374, -11.178473307480285, -0.8960065714254177, -2.5076540665729556, -11.13098002222543},
+              {-0.33667241234741374, -11.178473307480285, -0.8960065714254177, -2.5076540665729556,
+               -11.13098002222543},
               1e-10);
   CHECK(out.loss == doctest::Approx(5.2099572760103).epsilon(1e-12));
-  check_close(m->log_prob(x)[1],
-              {-0.9077603007637475, -1.7260487883187912, -2.2886427023226235, -2.522160208213163, -8.068339066691314,
-               -11.178473307480285, -6.395480776233299, -2.41798313022668, -2.5745917855080713, -2.664781773977804},
-              1e-10);
+  check_close(
+      m->log_prob(x)[1],
+      {-0.9077603007637475, -1.7260487883187912, -2.2886427023226235, -2.522160208213163, -8.068339066691314,
+       -11.178473307480285, -6.395480776233299, -2.41798313022668, -2.5745917855080713, -2.664781773977804},
+      1e-10);
   check_close(m->predict(x), {0, 0, 9, 9, 3}, 0);
   // forward's output is log_prob gathered at the targets; log_prob rows are distributions.
   check_close(out.output, m->log_prob(x).gather(1, t.unsqueeze(1)).squeeze(1), 1e-12);
@@ -112,7 +114,8 @@ TEST_CASE("AdaptiveLogSoftmaxWithLoss: forward, log_prob and predict are PyTorch
 TEST_CASE("AdaptiveLogSoftmaxWithLoss: a zero-width tail projection (in_features < div_value^(i+1))") {
   // 8 / 4^2 floors to 0, as in PyTorch: cluster 1 scores its classes uniformly.
   nn::AdaptiveLogSoftmaxWithLoss m(8, 10, std::vector<int64_t>{4, 8});
-  CHECK(m->tail->ptr<nn::SequentialImpl>(1)->ptr<nn::LinearImpl>(0)->weight.sizes().vec() == std::vector<int64_t>{0, 8});
+  CHECK(m->tail->ptr<nn::SequentialImpl>(1)->ptr<nn::LinearImpl>(0)->weight.sizes().vec() ==
+        std::vector<int64_t>{0, 8});
   Tensor x = randn({3, 8}), t = longs({0, 5, 9});
   Tensor lp = m->log_prob(x);
   check_close(m(x, t).output, lp.gather(1, t.unsqueeze(1)).squeeze(1), 1e-6);
@@ -123,8 +126,7 @@ TEST_CASE("AdaptiveLogSoftmaxWithLoss: a zero-width tail projection (in_features
 TEST_CASE("AdaptiveLogSoftmaxWithLoss: gradients by float64 gradcheck") {
   auto m = fixture_module();
   Tensor t = longs({0, 5, 9, 3, 7, 8});
-  check_grad([&](const TensorList& in) { return m(in[0], t).output; },
-             {(ember::test::rand_leaf({6, 16}))});
+  check_grad([&](const TensorList& in) { return m(in[0], t).output; }, {(ember::test::rand_leaf({6, 16}))});
   Tensor w = m->tail->ptr<nn::SequentialImpl>(0)->ptr<nn::LinearImpl>(1)->weight;
   m(fixture_input(), longs({0, 5, 9, 3, 7})).output.sum().backward();
   CHECK(w.grad().defined());
@@ -133,20 +135,37 @@ TEST_CASE("AdaptiveLogSoftmaxWithLoss: gradients by float64 gradcheck") {
 }
 
 TEST_CASE("AdaptiveLogSoftmaxWithLoss: PyTorch's error texts") {
-  const char* cut = "cutoffs should be a sequence of unique, positive integers sorted in an increasing order, where "
-                    "each value is between 1 and n_classes-1";
+  const char* cut =
+      "cutoffs should be a sequence of unique, positive integers sorted in an increasing order, where "
+      "each value is between 1 and n_classes-1";
   check_error([&] { nn::AdaptiveLogSoftmaxWithLoss(8, 10, std::vector<int64_t>{8, 4}); }, cut);
   check_error([&] { nn::AdaptiveLogSoftmaxWithLoss(8, 10, std::vector<int64_t>{4, 10}); }, cut);
   check_error([&] { nn::AdaptiveLogSoftmaxWithLoss(8, 10, std::vector<int64_t>{0, 4}); }, cut);
   check_error([&] { nn::AdaptiveLogSoftmaxWithLoss(8, 10, std::vector<int64_t>{4, 4}); }, cut);
   nn::AdaptiveLogSoftmaxWithLoss m(8, 10, std::vector<int64_t>{4, 8});
-  check_error([&] { m(randn({3, 8}), longs({0, 1})); }, "Input and target should have the same size in the batch dimension.");
-  check_error([&] { m(randn({3, 8}), longs({0, 1, 10})); },
-              "Target values should be in [0, 9], but values in range [0, 10] were found. ");
-  check_error([&] { m(randn({3, 8, 1}), longs({0, 1, 1})); },
-              "1D target tensor expects 2D input tensors, but found inputs with size [3, 8, 1]");
-  check_error([&] { m(randn({3, 8}), tensor(int64_t{1})); },
-              "0D target tensor expects 1D input tensors, but found inputs with size [3, 8]");
-  check_error([&] { m(randn({3, 8}), longs({0, 1, 1, 2}).view({2, 2})); },
-              "0D or 1D target tensor expected, multi-target not supported");
+  check_error(
+      [&] {
+        m(randn({3, 8}), longs({0, 1}));
+      },
+      "Input and target should have the same size in the batch dimension.");
+  check_error(
+      [&] {
+        m(randn({3, 8}), longs({0, 1, 10}));
+      },
+      "Target values should be in [0, 9], but values in range [0, 10] were found. ");
+  check_error(
+      [&] {
+        m(randn({3, 8, 1}), longs({0, 1, 1}));
+      },
+      "1D target tensor expects 2D input tensors, but found inputs with size [3, 8, 1]");
+  check_error(
+      [&] {
+        m(randn({3, 8}), tensor(int64_t{1}));
+      },
+      "0D target tensor expects 1D input tensors, but found inputs with size [3, 8]");
+  check_error(
+      [&] {
+        m(randn({3, 8}), longs({0, 1, 1, 2}).view({2, 2}));
+      },
+      "0D or 1D target tensor expected, multi-target not supported");
 }

@@ -119,8 +119,13 @@ TEST_CASE("margin losses: reprs are Python's") {
 
 TEST_CASE("hinge_embedding_loss and soft_margin_loss: PyTorch's values") {
   check_reductions(
-      [](auto r) { return F::hinge_embedding_loss(X(), SIGN2(), F::HingeEmbeddingLossFuncOptions().margin(0.5).reduction(r)); },
-      {{0.2, 1.0, 0.0, 0.3, 1.2, 0.09999999999999998, 0.05, -1.2, 0.9, 0.1, 0.8, 0.0}, {0.2875}, {3.4499999999999997}});
+      [](auto r) {
+        return F::hinge_embedding_loss(X(), SIGN2(),
+                                       F::HingeEmbeddingLossFuncOptions().margin(0.5).reduction(r));
+      },
+      {{0.2, 1.0, 0.0, 0.3, 1.2, 0.09999999999999998, 0.05, -1.2, 0.9, 0.1, 0.8, 0.0},
+       {0.2875},
+       {3.4499999999999997}});
   check_reductions(
       [](auto r) { return nn::SoftMarginLoss(nn::SoftMarginLossOptions().reduction(r))(X(), SIGN2()); },
       {{0.5981388693815918, 0.4740769841801067, 1.3873353251154308, 0.5543552444685271, 0.4031860488854579,
@@ -142,28 +147,33 @@ TEST_CASE("margin_ranking_loss and cosine_embedding_loss: PyTorch's values") {
       {{0.4, 0.0, 0.0}, {0.13333333333333333}, {0.4}});
   check_reductions(
       [](auto r) {
-        return F::cosine_embedding_loss(X(), Y(), SIGN(), F::CosineEmbeddingLossFuncOptions().margin(-0.2).reduction(r));
+        return F::cosine_embedding_loss(X(), Y(), SIGN(),
+                                        F::CosineEmbeddingLossFuncOptions().margin(-0.2).reduction(r));
       },
       {{1.1155419689991157, 0.0, 1.409289044378071}, {0.8416103377923956}, {2.5248310133771867}});
   nn::CosineEmbeddingLoss ce(nn::CosineEmbeddingLossOptions().margin(-0.2));
   check_close(ce(X(), Y(), SIGN()), {0.8416103377923956}, 1e-12);
   // A 0-d target with 1-d inputs.
-  check_close(F::cosine_embedding_loss(X()[0], Y()[0], tensor(1.0, kDouble), F::CosineEmbeddingLossFuncOptions().reduction(kNone)),
+  check_close(F::cosine_embedding_loss(X()[0], Y()[0], tensor(1.0, kDouble),
+                                       F::CosineEmbeddingLossFuncOptions().reduction(kNone)),
               {1.1155419689991157}, 1e-12);
 }
 
 TEST_CASE("multi_margin_loss and multilabel_margin_loss: PyTorch's values") {
-  check_reductions([](auto r) { return nn::MultiMarginLoss(nn::MultiMarginLossOptions().reduction(r))(X(), MM_T()); },
-                   {{0.07499999999999996, 1.0875, 0.47500000000000003}, {0.5458333333333333}, {1.6375}});
+  check_reductions(
+      [](auto r) { return nn::MultiMarginLoss(nn::MultiMarginLossOptions().reduction(r))(X(), MM_T()); },
+      {{0.07499999999999996, 1.0875, 0.47500000000000003}, {0.5458333333333333}, {1.6375}});
   check_reductions(
       [](auto r) {
-        return F::multi_margin_loss(X(), MM_T(),
-                                    F::MultiMarginLossFuncOptions().p(2).margin(0.7).weight(MM_W()).reduction(r));
+        return F::multi_margin_loss(
+            X(), MM_T(), F::MultiMarginLossFuncOptions().p(2).margin(0.7).weight(MM_W()).reduction(r));
       },
       {{0.0, 0.6728124999999999, 0.52}, {0.3976041666666667}, {1.1928125}});
   // The third row names every class as a target: no non-target class, loss 0.
   check_reductions(
-      [](auto r) { return nn::MultiLabelMarginLoss(nn::MultiLabelMarginLossOptions().reduction(r))(X(), ML_T()); },
+      [](auto r) {
+        return nn::MultiLabelMarginLoss(nn::MultiLabelMarginLossOptions().reduction(r))(X(), ML_T());
+      },
       {{0.4, 1.5875000000000001, 0.0}, {0.6625000000000001}, {1.9875000000000003}});
   // 1-d input: one sample; none gives a 0-d loss for a 1-d target (multilabel) or 0-d
   // target (multi margin), a (1) loss for multi margin's (1) target.
@@ -171,11 +181,13 @@ TEST_CASE("multi_margin_loss and multilabel_margin_loss: PyTorch's values") {
   Tensor ml = F::multilabel_margin_loss(row, longs({3, -1, 0, 0}), F::MultilabelMarginLossFuncOptions(kNone));
   CHECK(ml.dim() == 0);
   check_close(ml, {1.5875000000000001}, 1e-12);
-  Tensor mm0 = F::multi_margin_loss(row, tensor(int64_t{0}), F::MultiMarginLossFuncOptions().reduction(kNone));
+  Tensor mm0 =
+      F::multi_margin_loss(row, tensor(int64_t{0}), F::MultiMarginLossFuncOptions().reduction(kNone));
   CHECK(mm0.dim() == 0);
   check_close(mm0, {1.0875}, 1e-12);
-  CHECK(F::multi_margin_loss(row, longs({0}), F::MultiMarginLossFuncOptions().reduction(kNone)).sizes().vec() ==
-        std::vector<int64_t>{1});
+  CHECK(
+      F::multi_margin_loss(row, longs({0}), F::MultiMarginLossFuncOptions().reduction(kNone)).sizes().vec() ==
+      std::vector<int64_t>{1});
   // The module's weight is a buffer.
   nn::MultiMarginLoss mmw(nn::MultiMarginLossOptions().weight(MM_W()));
   CHECK(mmw->named_buffers().size() == 1);
@@ -184,9 +196,12 @@ TEST_CASE("multi_margin_loss and multilabel_margin_loss: PyTorch's values") {
 TEST_CASE("multilabel_soft_margin_loss and poisson_nll_loss: PyTorch's values") {
   check_reductions(
       [](auto r) {
-        return nn::MultiLabelSoftMarginLoss(nn::MultiLabelSoftMarginLossOptions().weight(MM_W()).reduction(r))(X(), MLS_T());
+        return nn::MultiLabelSoftMarginLoss(
+            nn::MultiLabelSoftMarginLossOptions().weight(MM_W()).reduction(r))(X(), MLS_T());
       },
-      {{0.7282149738702758, 0.6109656708846684, 0.9303705912785442}, {0.7565170786778294}, {2.269551236033488}});
+      {{0.7282149738702758, 0.6109656708846684, 0.9303705912785442},
+       {0.7565170786778294},
+       {2.269551236033488}});
   check_reductions(
       [](auto r) { return nn::PoissonNLLLoss(nn::PoissonNLLLossOptions().reduction(r))(X(), COUNTS()); },
       {{1.2214027581601699, 1.1065306597126334, 0.8041660239464332, 0.4498588075760033, 3.2965853037914092,
@@ -196,7 +211,8 @@ TEST_CASE("multilabel_soft_margin_loss and poisson_nll_loss: PyTorch's values") 
        {13.200544609420971}});
   check_reductions(
       [](auto r) {
-        return F::poisson_nll_loss(X().exp(), COUNTS(), F::PoissonNLLLossFuncOptions().log_input(false).full(true).reduction(r));
+        return F::poisson_nll_loss(X().exp(), COUNTS(),
+                                   F::PoissonNLLLossFuncOptions().log_input(false).full(true).reduction(r));
       },
       {{1.2214027581601699, 1.1065306432254207, 1.4559725018935474, 2.2139403288945134, 6.453848381485482,
         1.4918246976412703, 1.00127108686373, 0.30119421191220214, 1.3114095876300924, 5.376017924426002,
@@ -206,12 +222,15 @@ TEST_CASE("multilabel_soft_margin_loss and poisson_nll_loss: PyTorch's values") 
 }
 
 TEST_CASE("triplet_margin_loss and triplet_margin_with_distance_loss: PyTorch's values") {
-  check_reductions([](auto r) { return nn::TripletMarginLoss(nn::TripletMarginLossOptions().reduction(r))(X(), Y(), Z()); },
-                   {{1.6451758392264784, 2.975421966990842, 1.7746068990948398}, {2.13173490177072}, {6.39520470531216}});
   check_reductions(
       [](auto r) {
-        return F::triplet_margin_loss(X(), Y(), Z(),
-                                      F::TripletMarginLossFuncOptions().margin(0.5).p(1).swap(true).reduction(r));
+        return nn::TripletMarginLoss(nn::TripletMarginLossOptions().reduction(r))(X(), Y(), Z());
+      },
+      {{1.6451758392264784, 2.975421966990842, 1.7746068990948398}, {2.13173490177072}, {6.39520470531216}});
+  check_reductions(
+      [](auto r) {
+        return F::triplet_margin_loss(
+            X(), Y(), Z(), F::TripletMarginLossFuncOptions().margin(0.5).p(1).swap(true).reduction(r));
       },
       {{1.7999979999999995, 4.3, 1.9999999999999996}, {2.699999333333333}, {8.099998}});
   auto cosine_distance = [](const Tensor& a, const Tensor& b) { return 1 - F::cosine_similarity(a, b); };
@@ -223,62 +242,103 @@ TEST_CASE("triplet_margin_loss and triplet_margin_with_distance_loss: PyTorch's 
                                                      .swap(true)
                                                      .reduction(r))(X(), Y(), Z());
       },
-      {{0.9512677350736588, 1.7644980736849212, 1.4807995634611542}, {1.3988551240732445}, {4.196565372219734}});
+      {{0.9512677350736588, 1.7644980736849212, 1.4807995634611542},
+       {1.3988551240732445},
+       {4.196565372219734}});
   // Without a distance function it is triplet_margin_loss with its defaults.
   check_close(F::triplet_margin_with_distance_loss(X(), Y(), Z()), {2.13173490177072}, 1e-12);
 }
 
 TEST_CASE("cosine_similarity and pairwise_distance: PyTorch's values") {
-  check_close(nn::CosineSimilarity()(X(), Y()), {-0.11554196899920655, -0.47292273573861365, -0.4092890443784569},
-              1e-12);
+  check_close(nn::CosineSimilarity()(X(), Y()),
+              {-0.11554196899920655, -0.47292273573861365, -0.4092890443784569}, 1e-12);
   check_close(F::cosine_similarity(X(), Y(), F::CosineSimilarityFuncOptions().dim(0)),
               {-0.2920408301622846, -0.45837257358210953, -0.5631609686558229, -0.22628141110071018}, 1e-12);
-  check_close(nn::PairwiseDistance()(X(), Y()), {1.717556461955181, 2.225420566994922, 1.749286025784234}, 1e-12);
+  check_close(nn::PairwiseDistance()(X(), Y()), {1.717556461955181, 2.225420566994922, 1.749286025784234},
+              1e-12);
   Tensor d = F::pairwise_distance(X(), Y(), F::PairwiseDistanceFuncOptions().p(1).keepdim(true));
   CHECK(d.sizes().vec() == std::vector<int64_t>{3, 1});
   check_close(d, {2.8999979999999996, 4.249998, 3.3999999999999995}, 1e-12);
   // Broadcasting: one row against three; the similarity of a vector with itself is 1, and
   // a zero vector's norm is clamped at eps (similarity 0, not NaN).
-  check_close(F::cosine_similarity(X()[0].unsqueeze(0), X()), {1.0, -0.35361315990220465, -0.01407438973779529}, 1e-12);
+  check_close(F::cosine_similarity(X()[0].unsqueeze(0), X()),
+              {1.0, -0.35361315990220465, -0.01407438973779529}, 1e-12);
   check_close(F::cosine_similarity(zeros({1, 4}, kDouble), X()), {0.0, 0.0, 0.0}, 0);
 }
 
 TEST_CASE("margin losses: float64 gradcheck of each functional form") {
   Tensor a = rand_leaf({3, 4}), b = rand_leaf({3, 4}), c = rand_leaf({3, 4});
   Tensor a1 = rand_leaf({5}), b1 = rand_leaf({5});
-  check_grad([](const TensorList& in) { return F::hinge_embedding_loss(in[0], SIGN2(), F::HingeEmbeddingLossFuncOptions().margin(0.5)); }, {a});
+  check_grad(
+      [](const TensorList& in) {
+        return F::hinge_embedding_loss(in[0], SIGN2(), F::HingeEmbeddingLossFuncOptions().margin(0.5));
+      },
+      {a});
   check_grad([](const TensorList& in) { return F::soft_margin_loss(in[0], SIGN2()); }, {a});
-  check_grad([](const TensorList& in) {
-    return F::margin_ranking_loss(in[0], in[1], from_values({1, -1, 1, -1, 1}, {5}), F::MarginRankingLossFuncOptions().margin(0.1));
-  }, {a1, b1});
-  check_grad([](const TensorList& in) {
-    return F::cosine_embedding_loss(in[0], in[1], SIGN(), F::CosineEmbeddingLossFuncOptions().margin(-0.5).reduction(kSum));
-  }, {a, b});
+  check_grad(
+      [](const TensorList& in) {
+        return F::margin_ranking_loss(in[0], in[1], from_values({1, -1, 1, -1, 1}, {5}),
+                                      F::MarginRankingLossFuncOptions().margin(0.1));
+      },
+      {a1, b1});
+  check_grad(
+      [](const TensorList& in) {
+        return F::cosine_embedding_loss(in[0], in[1], SIGN(),
+                                        F::CosineEmbeddingLossFuncOptions().margin(-0.5).reduction(kSum));
+      },
+      {a, b});
   check_grad([](const TensorList& in) { return F::multi_margin_loss(in[0], MM_T()); }, {a});
-  check_grad([](const TensorList& in) {
-    return F::multi_margin_loss(in[0], MM_T(), F::MultiMarginLossFuncOptions().p(2).weight(MM_W()).reduction(kNone));
-  }, {a});
-  check_grad([](const TensorList& in) { return F::multilabel_margin_loss(in[0], ML_T(), F::MultilabelMarginLossFuncOptions(kSum)); }, {a});
-  check_grad([](const TensorList& in) {
-    return F::multilabel_soft_margin_loss(in[0], in[1], F::MultilabelSoftMarginLossFuncOptions().weight(MM_W()));
-  }, {a, (MLS_T() * 1.0).requires_grad_(true)});
+  check_grad(
+      [](const TensorList& in) {
+        return F::multi_margin_loss(in[0], MM_T(),
+                                    F::MultiMarginLossFuncOptions().p(2).weight(MM_W()).reduction(kNone));
+      },
+      {a});
+  check_grad(
+      [](const TensorList& in) {
+        return F::multilabel_margin_loss(in[0], ML_T(), F::MultilabelMarginLossFuncOptions(kSum));
+      },
+      {a});
+  check_grad(
+      [](const TensorList& in) {
+        return F::multilabel_soft_margin_loss(in[0], in[1],
+                                              F::MultilabelSoftMarginLossFuncOptions().weight(MM_W()));
+      },
+      {a, (MLS_T() * 1.0).requires_grad_(true)});
   check_grad([](const TensorList& in) { return F::poisson_nll_loss(in[0], in[1]); }, {a, b});
-  check_grad([](const TensorList& in) {
-    return F::poisson_nll_loss(in[0], in[1], F::PoissonNLLLossFuncOptions().log_input(false).full(true).reduction(kSum));
-  }, {(X().exp()).requires_grad_(true), (COUNTS() + 0.5).requires_grad_(true)});
+  check_grad(
+      [](const TensorList& in) {
+        return F::poisson_nll_loss(
+            in[0], in[1], F::PoissonNLLLossFuncOptions().log_input(false).full(true).reduction(kSum));
+      },
+      {(X().exp()).requires_grad_(true), (COUNTS() + 0.5).requires_grad_(true)});
   check_grad([](const TensorList& in) { return F::triplet_margin_loss(in[0], in[1], in[2]); }, {a, b, c});
-  check_grad([](const TensorList& in) {
-    return F::triplet_margin_loss(in[0], in[1], in[2], F::TripletMarginLossFuncOptions().margin(3).p(3).swap(true));
-  }, {a, b, c});
-  check_grad([](const TensorList& in) {
-    auto dist = [](const Tensor& u, const Tensor& v) { return 1 - F::cosine_similarity(u, v); };
-    return F::triplet_margin_with_distance_loss(
-        in[0], in[1], in[2], F::TripletMarginWithDistanceLossFuncOptions().distance_function(dist).margin(2).swap(true));
-  }, {a, b, c});
+  check_grad(
+      [](const TensorList& in) {
+        return F::triplet_margin_loss(in[0], in[1], in[2],
+                                      F::TripletMarginLossFuncOptions().margin(3).p(3).swap(true));
+      },
+      {a, b, c});
+  check_grad(
+      [](const TensorList& in) {
+        auto dist = [](const Tensor& u, const Tensor& v) { return 1 - F::cosine_similarity(u, v); };
+        return F::triplet_margin_with_distance_loss(
+            in[0], in[1], in[2],
+            F::TripletMarginWithDistanceLossFuncOptions().distance_function(dist).margin(2).swap(true));
+      },
+      {a, b, c});
   check_grad([](const TensorList& in) { return F::cosine_similarity(in[0], in[1]); }, {a, b});
-  check_grad([](const TensorList& in) { return F::cosine_similarity(in[0], in[1], F::CosineSimilarityFuncOptions().dim(0)); }, {a, b});
+  check_grad(
+      [](const TensorList& in) {
+        return F::cosine_similarity(in[0], in[1], F::CosineSimilarityFuncOptions().dim(0));
+      },
+      {a, b});
   check_grad([](const TensorList& in) { return F::pairwise_distance(in[0], in[1]); }, {a, b});
-  check_grad([](const TensorList& in) { return F::pairwise_distance(in[0], in[1], F::PairwiseDistanceFuncOptions().p(1.5)); }, {a, b});
+  check_grad(
+      [](const TensorList& in) {
+        return F::pairwise_distance(in[0], in[1], F::PairwiseDistanceFuncOptions().p(1.5));
+      },
+      {a, b});
 }
 
 TEST_CASE("margin losses: PyTorch's error texts") {
@@ -289,41 +349,77 @@ TEST_CASE("margin losses: PyTorch's error texts") {
               "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0");
   check_error([] { F::multi_margin_loss(X(), MM_T(), F::MultiMarginLossFuncOptions().p(3)); },
               "only p == 1 and p == 2 supported");
-  check_error([] { F::multi_margin_loss(X(), longs({0, 1})); }, "inconsistent target size, expected 3 but got [2]");
+  check_error(
+      [] {
+        F::multi_margin_loss(X(), longs({0, 1}));
+      },
+      "inconsistent target size, expected 3 but got [2]");
   check_error([] { F::multi_margin_loss(X(), longs({0, 1, 4})); }, "target out of range");
-  check_error([] { F::multi_margin_loss(randn({3, 4, 2}, kDouble), MM_T()); },
-              "Expected non-empty vector or matrix with optional 0-dim batch size, but got: [3, 4, 2]");
-  check_error([] { F::multi_margin_loss(X(), MM_T(), F::MultiMarginLossFuncOptions().weight(ones({3}, kDouble))); },
-              "inconsistent weight size, expected 4 but got [3]");
-  check_error([] { F::multi_margin_loss(X(), MM_T().to(kDouble)); }, "expected scalar type Long but found Double");
+  check_error(
+      [] {
+        F::multi_margin_loss(randn({3, 4, 2}, kDouble), MM_T());
+      },
+      "Expected non-empty vector or matrix with optional 0-dim batch size, but got: [3, 4, 2]");
+  check_error(
+      [] { F::multi_margin_loss(X(), MM_T(), F::MultiMarginLossFuncOptions().weight(ones({3}, kDouble))); },
+      "inconsistent weight size, expected 4 but got [3]");
+  check_error([] { F::multi_margin_loss(X(), MM_T().to(kDouble)); },
+              "expected scalar type Long but found Double");
   check_error([] { F::multilabel_margin_loss(X(), ML_T().narrow(0, 0, 2)); },
               "inconsistent target size: [2, 4] for input of size: [3, 4]");
   check_error([] { F::multilabel_margin_loss(X(), ML_T() + 2); }, "argument #2 'target' is out of range");
   check_error([] { F::multilabel_margin_loss(X()[0], ML_T().narrow(0, 0, 1)); },
               "inconsistent target size: [1, 4] for input of size: [4]");
-  check_error([] { F::multilabel_margin_loss(randn({3, 4, 2}, kDouble), ML_T()); },
-              "Expected non-empty vector or matrix with optional 0-dim batch size, but got: [3, 4, 2]");
-  check_error([] { F::soft_margin_loss(X(), randn({3, 5}, kDouble)); },
-              "The size of tensor a (4) must match the size of tensor b (5) at non-singleton dimension 1");
+  check_error(
+      [] {
+        F::multilabel_margin_loss(randn({3, 4, 2}, kDouble), ML_T());
+      },
+      "Expected non-empty vector or matrix with optional 0-dim batch size, but got: [3, 4, 2]");
+  check_error(
+      [] {
+        F::soft_margin_loss(X(), randn({3, 5}, kDouble));
+      },
+      "The size of tensor a (4) must match the size of tensor b (5) at non-singleton dimension 1");
   check_error([] { F::cosine_embedding_loss(X(), Y(), ones({2}, kDouble)); },
               "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0");
-  check_error([] { F::cosine_embedding_loss(randn({3, 4, 2}, kDouble), randn({3, 4, 2}, kDouble), SIGN()); },
-              "1D target tensor expects 2D input tensors, but found inputs with sizes [3, 4, 2] and [3, 4, 2].");
+  check_error(
+      [] {
+        F::cosine_embedding_loss(randn({3, 4, 2}, kDouble), randn({3, 4, 2}, kDouble), SIGN());
+      },
+      "1D target tensor expects 2D input tensors, but found inputs with sizes [3, 4, 2] and [3, 4, 2].");
   check_error([] { F::cosine_embedding_loss(X()[0], Y()[0], SIGN().narrow(0, 0, 1)); },
               "1D target tensor expects 2D input tensors, but found inputs with sizes [4] and [4].");
-  check_error([] { F::cosine_embedding_loss(X(), Y(), ones({3, 1}, kDouble)); },
-              "0D or 1D target tensor expected, multi-target not supported");
-  check_error([] { F::triplet_margin_loss(X(), Y(), SIGN()); },
-              "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but "
-              "got: anchor 2D, positive 2D, and negative 1D inputs");
-  check_error([] { F::triplet_margin_with_distance_loss(X(), Y(), SIGN()); },
-              "The anchor, positive, and negative tensors are expected to have the same number of dimensions");
-  check_error([] { F::triplet_margin_with_distance_loss(X(), Y(), Z(), F::TripletMarginWithDistanceLossFuncOptions().margin(-1)); },
-              "margin must be greater than 0, got -1");
-  check_error([] { F::cosine_similarity(X(), randn({3, 5}, kDouble)); },
-              "The size of tensor a (4) must match the size of tensor b (5) at non-singleton dimension 1");
-  check_error([] { F::cosine_similarity(ones({2, 3}, kLong), ones({2, 3}, kLong)); },
-              "expected common dtype to be floating point, yet common dtype is Long");
-  check_error([] { F::pairwise_distance(X(), randn({2, 4}, kDouble)); },
-              "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0");
+  check_error(
+      [] {
+        F::cosine_embedding_loss(X(), Y(), ones({3, 1}, kDouble));
+      },
+      "0D or 1D target tensor expected, multi-target not supported");
+  check_error(
+      [] { F::triplet_margin_loss(X(), Y(), SIGN()); },
+      "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but "
+      "got: anchor 2D, positive 2D, and negative 1D inputs");
+  check_error(
+      [] { F::triplet_margin_with_distance_loss(X(), Y(), SIGN()); },
+      "The anchor, positive, and negative tensors are expected to have the same number of dimensions");
+  check_error(
+      [] {
+        F::triplet_margin_with_distance_loss(X(), Y(), Z(),
+                                             F::TripletMarginWithDistanceLossFuncOptions().margin(-1));
+      },
+      "margin must be greater than 0, got -1");
+  check_error(
+      [] {
+        F::cosine_similarity(X(), randn({3, 5}, kDouble));
+      },
+      "The size of tensor a (4) must match the size of tensor b (5) at non-singleton dimension 1");
+  check_error(
+      [] {
+        F::cosine_similarity(ones({2, 3}, kLong), ones({2, 3}, kLong));
+      },
+      "expected common dtype to be floating point, yet common dtype is Long");
+  check_error(
+      [] {
+        F::pairwise_distance(X(), randn({2, 4}, kDouble));
+      },
+      "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0");
 }
