@@ -229,3 +229,11 @@ TEST_CASE("ctc_loss: PyTorch's error texts") {
       },
       std::string("Expected 1 to 2 dimensions, but got 3-dimensional tensor for argument #2 'targets'") + w);
 }
+
+TEST_CASE("ctc_loss: on PyTorch's CPU float32 autocast list") {
+  Tensor lp = LP().to(kBFloat16);
+  AutocastGuard guard(kCPU);
+  Tensor loss = F::ctc_loss(lp, TG(), IL(), TL());
+  CHECK(loss.dtype() == kFloat);
+  check_close(loss, {1.4441072900415408}, 2e-2);
+}

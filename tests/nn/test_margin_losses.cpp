@@ -423,3 +423,20 @@ TEST_CASE("margin losses: PyTorch's error texts") {
       },
       "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0");
 }
+
+TEST_CASE("margin losses: PyTorch's CPU autocast policies (float32 for the losses, none for the distances)") {
+  // torch.autocast('cpu') with bfloat16 inputs: the losses compute in float32, the
+  // distances stay bfloat16 (cosine_similarity is on the CUDA float32 list only).
+  Tensor a = X().to(kBFloat16), b = Y().to(kBFloat16), c = Z().to(kBFloat16), s = SIGN().to(kBFloat16);
+  AutocastGuard guard(kCPU);
+  CHECK(F::margin_ranking_loss(a.select(1, 0), b.select(1, 0), s).dtype() == kFloat);
+  CHECK(F::cosine_embedding_loss(a, b, s).dtype() == kFloat);
+  CHECK(F::hinge_embedding_loss(a, SIGN2().to(kBFloat16)).dtype() == kFloat);
+  CHECK(F::soft_margin_loss(a, SIGN2().to(kBFloat16)).dtype() == kFloat);
+  CHECK(F::multi_margin_loss(a, MM_T()).dtype() == kFloat);
+  CHECK(F::multilabel_margin_loss(a, ML_T()).dtype() == kFloat);
+  CHECK(F::poisson_nll_loss(a, b).dtype() == kFloat);
+  CHECK(F::triplet_margin_loss(a, b, c).dtype() == kFloat);
+  CHECK(F::cosine_similarity(a, b).dtype() == kBFloat16);
+  CHECK(F::pairwise_distance(a, b).dtype() == kBFloat16);
+}
