@@ -131,7 +131,7 @@ Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target, int64_t
   Tensor valid, is_target, tc;
   {
     NoGradGuard no_grad;
-    EMBER_CHECK(t.min().item<int64_t>() >= -1 && t.max().item<int64_t>() < dim,
+    EMBER_CHECK(t.numel() == 0 || (t.min().item<int64_t>() >= -1 && t.max().item<int64_t>() < dim),
                 "argument #2 'target' is out of range");
     // valid[n, k]: slot k comes before row n's first -1; is_target[n, c]: c is a valid slot's class.
     valid = cumsum(t.lt(0).to(kLong), 1).eq(0);
@@ -183,7 +183,8 @@ Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, d
   Tensor others;
   {
     NoGradGuard no_grad;
-    EMBER_CHECK(t.min().item<int64_t>() >= 0 && t.max().item<int64_t>() < dim, "target out of range");
+    EMBER_CHECK(t.numel() == 0 || (t.min().item<int64_t>() >= 0 && t.max().item<int64_t>() < dim),
+                "target out of range");
     others = one_hot(t.reshape({nframe}), dim).eq(0).to(input.dtype());  // 0 at the target class
   }
   Tensor x = input.reshape({nframe, dim});

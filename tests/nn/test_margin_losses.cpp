@@ -188,6 +188,13 @@ TEST_CASE("multi_margin_loss and multilabel_margin_loss: PyTorch's values") {
   CHECK(
       F::multi_margin_loss(row, longs({0}), F::MultiMarginLossFuncOptions().reduction(kNone)).sizes().vec() ==
       std::vector<int64_t>{1});
+  // An empty batch: nothing to sum (PyTorch leaves such outputs uninitialised).
+  Tensor e = empty({0, 4}, kDouble);
+  CHECK(F::multi_margin_loss(e, longs({}), F::MultiMarginLossFuncOptions().reduction(kNone)).sizes().vec() ==
+        std::vector<int64_t>{0});
+  check_close(F::multi_margin_loss(e, longs({}), F::MultiMarginLossFuncOptions().reduction(kSum)), {0.0}, 0);
+  check_close(F::multilabel_margin_loss(e, empty({0, 4}, kLong), F::MultilabelMarginLossFuncOptions(kSum)),
+              {0.0}, 0);
   // The module's weight is a buffer.
   nn::MultiMarginLoss mmw(nn::MultiMarginLossOptions().weight(MM_W()));
   CHECK(mmw->named_buffers().size() == 1);
