@@ -6,6 +6,7 @@
 #include "ember/nn/functional/attention.h"
 #include "ember/nn/functional/batchnorm.h"
 #include "ember/nn/functional/conv.h"
+#include "ember/nn/functional/distance.h"
 #include "ember/nn/functional/dropout.h"
 #include "ember/nn/functional/embedding.h"
 #include "ember/nn/functional/fold.h"

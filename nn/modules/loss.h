@@ -1,6 +1,7 @@
 // Loss layers (CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, HuberLoss, SmoothL1Loss, BCELoss,
-// BCEWithLogitsLoss, KLDivLoss): forward(input, target) through F::, class weights kept as
-// buffers as libtorch does, printing as Python's repr ("CrossEntropyLoss()").
+// BCEWithLogitsLoss, KLDivLoss, the margin and embedding losses, PoissonNLLLoss, CTCLoss):
+// forward through F::, class weights kept as buffers as libtorch does, printing as Python's
+// repr ("CrossEntropyLoss()").
 #pragma once
 
 #include <ostream>
@@ -31,7 +32,66 @@ EMBER_PLAIN_LOSS(L1Loss);
 EMBER_PLAIN_LOSS(HuberLoss);
 EMBER_PLAIN_LOSS(SmoothL1Loss);
 EMBER_PLAIN_LOSS(KLDivLoss);
+EMBER_PLAIN_LOSS(HingeEmbeddingLoss);
+EMBER_PLAIN_LOSS(MultiLabelMarginLoss);
+EMBER_PLAIN_LOSS(SoftMarginLoss);
+EMBER_PLAIN_LOSS(PoissonNLLLoss);
 #undef EMBER_PLAIN_LOSS
+
+// A loss layer of three tensors (two inputs and a target, or anchor/positive/negative).
+#define EMBER_TERNARY_LOSS(Name, A, B, C)                                            \
+  class Name##Impl : public Cloneable<Name##Impl> {                                  \
+   public:                                                                           \
+    explicit Name##Impl(const Name##Options& options_ = {}) : options(options_) {}   \
+    void reset() override {}                                                         \
+    void pretty_print(std::ostream& stream) const override { stream << #Name "()"; } \
+    Tensor forward(const Tensor& A, const Tensor& B, const Tensor& C);               \
+    Name##Options options;                                                           \
+  };                                                                                 \
+  EMBER_MODULE(Name)
+
+EMBER_TERNARY_LOSS(CosineEmbeddingLoss, input1, input2, target);
+EMBER_TERNARY_LOSS(MarginRankingLoss, input1, input2, target);
+EMBER_TERNARY_LOSS(TripletMarginLoss, anchor, positive, negative);
+EMBER_TERNARY_LOSS(TripletMarginWithDistanceLoss, anchor, positive, negative);
+#undef EMBER_TERNARY_LOSS
+
+/// MultiMarginLoss(MultiMarginLossOptions().p(2).weight(w)); weight is a buffer.
+class MultiMarginLossImpl : public Cloneable<MultiMarginLossImpl> {
+ public:
+  explicit MultiMarginLossImpl(const MultiMarginLossOptions& options_ = {});
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input, const Tensor& target);
+  MultiMarginLossOptions options;
+  Tensor weight;
+};
+EMBER_MODULE(MultiMarginLoss);
+
+/// MultiLabelSoftMarginLoss(MultiLabelSoftMarginLossOptions().weight(w)); weight is a buffer.
+class MultiLabelSoftMarginLossImpl : public Cloneable<MultiLabelSoftMarginLossImpl> {
+ public:
+  explicit MultiLabelSoftMarginLossImpl(const MultiLabelSoftMarginLossOptions& options_ = {});
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input, const Tensor& target);
+  MultiLabelSoftMarginLossOptions options;
+  Tensor weight;
+};
+EMBER_MODULE(MultiLabelSoftMarginLoss);
+
+/// CTCLoss(CTCLossOptions().blank(0).zero_infinity(true)):
+/// forward(log_probs (T, N, C), targets, input_lengths, target_lengths).
+class CTCLossImpl : public Cloneable<CTCLossImpl> {
+ public:
+  explicit CTCLossImpl(const CTCLossOptions& options_ = {}) : options(options_) {}
+  void reset() override {}
+  void pretty_print(std::ostream& stream) const override { stream << "CTCLoss()"; }
+  Tensor forward(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                 const Tensor& target_lengths);
+  CTCLossOptions options;
+};
+EMBER_MODULE(CTCLoss);
 
 /// CrossEntropyLoss(CrossEntropyLossOptions().label_smoothing(0.1)); weight is a buffer.
 class CrossEntropyLossImpl : public Cloneable<CrossEntropyLossImpl> {

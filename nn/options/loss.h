@@ -1,9 +1,13 @@
 // Options of the loss layers and functions (libtorch's torch/nn/options/loss.h): reduction
 // as a variant of kNone/kMean/kSum (KLDiv adds kBatchMean), class weights, ignore_index,
-// label_smoothing, delta/beta, pos_weight, log_target. XxxFuncOptions alias XxxLossOptions.
+// label_smoothing, delta/beta, pos_weight, log_target; the margin losses' margin/p/swap,
+// PoissonNLL's log_input/full/eps, CTC's blank/zero_infinity. XxxFuncOptions alias
+// XxxLossOptions.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <variant>
 
 #include "ember/core/ops/loss.h"
@@ -106,6 +110,95 @@ struct KLDivLossOptions {
   EMBER_ARG(bool, log_target) = false;
 };
 
+/// HingeEmbeddingLoss(HingeEmbeddingLossOptions().margin(2)).
+struct HingeEmbeddingLossOptions {
+  using reduction_t = loss_reduction_t;
+  EMBER_ARG(double, margin) = 1.0;
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+/// MultiMarginLoss(MultiMarginLossOptions().p(2).margin(0.5).weight(w)); p is 1 or 2.
+struct MultiMarginLossOptions {
+  using reduction_t = loss_reduction_t;
+  EMBER_ARG(int64_t, p) = 1;
+  EMBER_ARG(double, margin) = 1.0;
+  EMBER_ARG(Tensor, weight) = Tensor();
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+/// CosineEmbeddingLoss(CosineEmbeddingLossOptions().margin(0.5)).
+struct CosineEmbeddingLossOptions {
+  using reduction_t = loss_reduction_t;
+  EMBER_ARG(double, margin) = 0.0;
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+/// MultiLabelMarginLoss(kSum).
+struct MultiLabelMarginLossOptions {
+  using reduction_t = loss_reduction_t;
+  EMBER_REDUCTION_CTORS(MultiLabelMarginLossOptions)
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+/// SoftMarginLoss(kSum).
+struct SoftMarginLossOptions {
+  using reduction_t = loss_reduction_t;
+  EMBER_REDUCTION_CTORS(SoftMarginLossOptions)
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+/// MultiLabelSoftMarginLoss(MultiLabelSoftMarginLossOptions().weight(w)).
+struct MultiLabelSoftMarginLossOptions {
+  using reduction_t = loss_reduction_t;
+  EMBER_ARG(Tensor, weight) = Tensor();
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+/// TripletMarginLoss(TripletMarginLossOptions().margin(0.5).p(1).swap(true)).
+struct TripletMarginLossOptions {
+  using reduction_t = loss_reduction_t;
+  EMBER_ARG(double, margin) = 1.0;
+  EMBER_ARG(double, p) = 2.0;
+  EMBER_ARG(double, eps) = 1e-6;
+  EMBER_ARG(bool, swap) = false;
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+/// TripletMarginWithDistanceLoss(TripletMarginWithDistanceLossOptions().distance_function(f));
+/// no distance_function means pairwise_distance.
+struct TripletMarginWithDistanceLossOptions {
+  using reduction_t = loss_reduction_t;
+  using distance_function_t = std::function<Tensor(const Tensor&, const Tensor&)>;
+  EMBER_ARG(std::optional<distance_function_t>, distance_function) = std::nullopt;
+  EMBER_ARG(double, margin) = 1.0;
+  EMBER_ARG(bool, swap) = false;
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+/// CTCLoss(CTCLossOptions().blank(0).zero_infinity(true)).
+struct CTCLossOptions {
+  using reduction_t = loss_reduction_t;
+  EMBER_ARG(int64_t, blank) = 0;
+  EMBER_ARG(reduction_t, reduction) = kMean;
+  EMBER_ARG(bool, zero_infinity) = false;
+};
+
+/// PoissonNLLLoss(PoissonNLLLossOptions().log_input(false).full(true)).
+struct PoissonNLLLossOptions {
+  using reduction_t = loss_reduction_t;
+  EMBER_ARG(bool, log_input) = true;
+  EMBER_ARG(bool, full) = false;
+  EMBER_ARG(double, eps) = 1e-8;
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+/// MarginRankingLoss(MarginRankingLossOptions().margin(0.5)).
+struct MarginRankingLossOptions {
+  using reduction_t = loss_reduction_t;
+  EMBER_ARG(double, margin) = 0;
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
 #undef EMBER_REDUCTION_CTORS
 
 namespace functional {
@@ -118,6 +211,17 @@ using BinaryCrossEntropyWithLogitsFuncOptions = BCEWithLogitsLossOptions;
 using NLLLossFuncOptions = NLLLossOptions;
 using CrossEntropyFuncOptions = CrossEntropyLossOptions;
 using KLDivFuncOptions = KLDivLossOptions;
+using HingeEmbeddingLossFuncOptions = HingeEmbeddingLossOptions;
+using MultiMarginLossFuncOptions = MultiMarginLossOptions;
+using CosineEmbeddingLossFuncOptions = CosineEmbeddingLossOptions;
+using MultilabelMarginLossFuncOptions = MultiLabelMarginLossOptions;
+using SoftMarginLossFuncOptions = SoftMarginLossOptions;
+using MultilabelSoftMarginLossFuncOptions = MultiLabelSoftMarginLossOptions;
+using TripletMarginLossFuncOptions = TripletMarginLossOptions;
+using TripletMarginWithDistanceLossFuncOptions = TripletMarginWithDistanceLossOptions;
+using CTCLossFuncOptions = CTCLossOptions;
+using PoissonNLLLossFuncOptions = PoissonNLLLossOptions;
+using MarginRankingLossFuncOptions = MarginRankingLossOptions;
 }  // namespace functional
 
 }  // namespace nn

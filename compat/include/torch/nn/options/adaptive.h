@@ -1,0 +1,5 @@
+// <torch/nn/options/adaptive.h> for ember: the torch::nn Options libtorch declares here are ember::nn's.
+// All of ember's API comes with it, as ember has one public header (compat/namespaces.h).
+#pragma once
+
+#include <torch/all.h>
