@@ -12,16 +12,29 @@
 
 // Sorted, one X(Name) per module; the blank line after the list ends it for the script.
 #define EMBER_LIBTORCH_MODULES(X) \
-  X(AdaptiveAvgPool1d) X(AdaptiveAvgPool2d) X(AdaptiveMaxPool2d) X(AlphaDropout) X(AvgPool1d) \
-  X(AvgPool2d) X(BCELoss) X(BCEWithLogitsLoss) X(BatchNorm1d) X(BatchNorm2d) X(BatchNorm3d) \
-  X(Bilinear) X(Conv1d) X(Conv2d) X(ConvTranspose1d) X(ConvTranspose2d) X(CrossEntropyLoss) \
-  X(Dropout) X(Dropout2d) X(Dropout3d) X(ELU) X(Embedding) X(EmbeddingBag) X(FeatureAlphaDropout) X(Flatten) \
-  X(Functional) X(GELU) X(GRU) X(GRUCell) X(GroupNorm) X(HuberLoss) X(Identity) X(KLDivLoss) \
-  X(L1Loss) X(LSTM) X(LSTMCell) X(LayerNorm) X(LeakyReLU) X(Linear) X(LogSoftmax) X(MSELoss) \
-  X(MaxPool1d) X(MaxPool2d) X(ModuleDict) X(ModuleList) X(MultiheadAttention) X(NLLLoss) \
-  X(ParameterDict) X(ParameterList) X(RNN) X(RNNCell) X(ReLU) X(Sequential) X(SiLU) X(Sigmoid) \
-  X(SmoothL1Loss) X(Softmax) X(Tanh) X(Transformer) X(TransformerDecoder) \
-  X(TransformerDecoderLayer) X(TransformerEncoder) X(TransformerEncoderLayer) X(Unflatten) \
+  X(AdaptiveAvgPool1d) X(AdaptiveAvgPool2d) X(AdaptiveAvgPool3d) X(AdaptiveLogSoftmaxWithLoss) \
+  X(AdaptiveMaxPool1d) X(AdaptiveMaxPool2d) X(AdaptiveMaxPool3d) X(AlphaDropout) X(AvgPool1d) \
+  X(AvgPool2d) X(AvgPool3d) X(BCELoss) X(BCEWithLogitsLoss) X(BatchNorm1d) X(BatchNorm2d) \
+  X(BatchNorm3d) X(Bilinear) X(CELU) X(CTCLoss) X(ConstantPad1d) X(ConstantPad2d) \
+  X(ConstantPad3d) X(Conv1d) X(Conv2d) X(Conv3d) X(ConvTranspose1d) X(ConvTranspose2d) \
+  X(ConvTranspose3d) X(CosineEmbeddingLoss) X(CosineSimilarity) X(CrossEntropyLoss) \
+  X(CrossMapLRN2d) X(Dropout) X(Dropout2d) X(Dropout3d) X(ELU) X(Embedding) X(EmbeddingBag) \
+  X(FeatureAlphaDropout) X(Flatten) X(Fold) X(FractionalMaxPool2d) X(FractionalMaxPool3d) \
+  X(Functional) X(GELU) X(GLU) X(GRU) X(GRUCell) X(GroupNorm) X(Hardshrink) X(Hardtanh) \
+  X(HingeEmbeddingLoss) X(HuberLoss) X(Identity) X(InstanceNorm1d) X(InstanceNorm2d) \
+  X(InstanceNorm3d) X(KLDivLoss) X(L1Loss) X(LPPool1d) X(LPPool2d) X(LSTM) X(LSTMCell) \
+  X(LayerNorm) X(LeakyReLU) X(Linear) X(LocalResponseNorm) X(LogSigmoid) X(LogSoftmax) X(MSELoss) \
+  X(MarginRankingLoss) X(MaxPool1d) X(MaxPool2d) X(MaxPool3d) X(MaxUnpool1d) X(MaxUnpool2d) \
+  X(MaxUnpool3d) X(Mish) X(ModuleDict) X(ModuleList) X(MultiLabelMarginLoss) \
+  X(MultiLabelSoftMarginLoss) X(MultiMarginLoss) X(MultiheadAttention) X(NLLLoss) X(PReLU) \
+  X(PairwiseDistance) X(ParameterDict) X(ParameterList) X(PixelShuffle) X(PixelUnshuffle) \
+  X(PoissonNLLLoss) X(RNN) X(RNNCell) X(RReLU) X(ReLU) X(ReLU6) X(ReflectionPad1d) \
+  X(ReflectionPad2d) X(ReflectionPad3d) X(ReplicationPad1d) X(ReplicationPad2d) \
+  X(ReplicationPad3d) X(SELU) X(Sequential) X(SiLU) X(Sigmoid) X(SmoothL1Loss) X(SoftMarginLoss) \
+  X(Softmax) X(Softmax2d) X(Softmin) X(Softplus) X(Softshrink) X(Softsign) X(Tanh) X(Tanhshrink) \
+  X(Threshold) X(Transformer) X(TransformerDecoder) X(TransformerDecoderLayer) \
+  X(TransformerEncoder) X(TransformerEncoderLayer) X(TripletMarginLoss) \
+  X(TripletMarginWithDistanceLoss) X(Unflatten) X(Unfold) X(Upsample) X(ZeroPad2d) \
   /* end */
 
 namespace {
