@@ -39,6 +39,7 @@ ALIASES = {
     "max_pool2d_with_indices": "max_pool2d",
     "max_pool3d_with_indices": "max_pool3d",
     "_cdist_forward": "cdist",
+    "_pdist_forward": "pdist",
     "_embedding_bag": "embedding_bag",
     "alias": "alias",
     "arange": "arange",
@@ -97,6 +98,8 @@ def ember_names():
 
 
 def status(name, have):
+    if name in have:  # a backward ember exposes as a function of its own (embedding_dense_backward)
+        return f"`{name}`"
     if name.endswith("_backward"):
         forward = ALIASES.get(name[: -len("_backward")], name[: -len("_backward")].lstrip("_"))
         return f"autograd of `{forward}`" if forward in have else "—"
