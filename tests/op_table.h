@@ -195,7 +195,8 @@ inline const std::vector<const char*>& ops_not_in_table_yet() {
   static const std::vector<const char*> names = {
       // linear algebra, convolution, recurrent
       "addmm", "baddbmm", "bmm", "dot", "mm", "mv", "convolution", "convolution_backward_weight", "_cudnn_rnn",
-      "_cudnn_rnn_backward",
+      "_cudnn_rnn_backward", "linalg_cholesky", "linalg_det", "linalg_eigh", "linalg_inv", "linalg_slogdet",
+      "linalg_solve",
       // views, shape and copies
       "as_strided", "cat", "constant_pad_nd", "copy_", "embed_view", "expand", "flip", "permute", "repeat", "roll",
       "stack", "to_copy", "unfold", "view",
