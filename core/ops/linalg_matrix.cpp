@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ember/core/cpu/lapack.h"
@@ -81,26 +82,33 @@ Tensor identity_like(const Tensor& A) {
 
 // ---- det and slogdet: LU, the product of U's diagonal and the pivots' sign ---------------------
 
-/// The LU factors' determinant pieces of every matrix: sign (+-1, 0 when singular) and log|det|.
-template <class T>
-void lu_det(const Tensor& A, std::vector<double>& sign, std::vector<double>& logabs) {
+/// LU-factors each matrix of A in a column-major copy `a` (returned) and calls
+/// f(batch, factors, pivots, info) for each: the loop det, slogdet, inv and solve share.
+template <class T, class F>
+Tensor each_lu(const Tensor& A, F&& f) {
   const int n = static_cast<int>(A.size(-1));
   Tensor a = column_major(A);
   std::vector<int> ipiv(static_cast<size_t>(std::max(n, 1)));
-  const int64_t batches = batch_count(A);
-  sign.assign(static_cast<size_t>(batches), 1.0);
-  logabs.assign(static_cast<size_t>(batches), 0.0);
-  for (int64_t b = 0; b < batches; ++b) {
+  for (int64_t b = 0; b < batch_count(A); ++b) {
     T* m = a.data_ptr<T>() + b * n * n;
-    cpu::lapack::getrf<T>(n, m, ipiv.data());
-    for (int i = 0; i < n; ++i) {
-      const double u = m[i * n + i];
-      if (ipiv[static_cast<size_t>(i)] != i + 1) sign[static_cast<size_t>(b)] = -sign[static_cast<size_t>(b)];
-      if (u < 0) sign[static_cast<size_t>(b)] = -sign[static_cast<size_t>(b)];
-      if (u == 0) sign[static_cast<size_t>(b)] = 0;
-      logabs[static_cast<size_t>(b)] += std::log(std::fabs(u));
-    }
+    f(b, m, ipiv.data(), cpu::lapack::getrf<T>(n, m, ipiv.data()));
   }
+  return a;
+}
+
+/// (sign, log|det|) of one matrix from its LU factors: each row swap and each negative pivot
+/// flips the sign; a zero pivot (singular) makes it 0 and log|det| -inf.
+template <class T>
+std::pair<double, double> lu_slogdet(int n, const T* lu, const int* ipiv) {
+  double sign = 1, logabs = 0;
+  for (int i = 0; i < n; ++i) {
+    const double u = lu[i * n + i];
+    if (ipiv[i] != i + 1) sign = -sign;
+    if (u < 0) sign = -sign;
+    if (u == 0) sign = 0;
+    logabs += std::log(std::fabs(u));
+  }
+  return {sign, logabs};
 }
 
 // det: d det(A) = det(A) tr(A^-1 dA), so dA = g det(A) A^-T.
@@ -111,16 +119,11 @@ struct Det final : LapackOp {
     dispatch_float(in[0].dtype(), [&]<class T>() {
       // The product of the pivots, not exp(log|det|): exact where the product is (integers).
       const int n = static_cast<int>(in[0].size(-1));
-      Tensor a = column_major(in[0]);
-      std::vector<int> ipiv(static_cast<size_t>(std::max(n, 1)));
-      T* o = out[0].data_ptr<T>();
-      for (int64_t b = 0; b < batch_count(in[0]); ++b) {
-        T* m = a.data_ptr<T>() + b * n * n;
-        cpu::lapack::getrf<T>(n, m, ipiv.data());
+      each_lu<T>(in[0], [&](int64_t b, const T* lu, const int* ipiv, int) {
         T d = 1;
-        for (int i = 0; i < n; ++i) d *= (ipiv[static_cast<size_t>(i)] != i + 1 ? -m[i * n + i] : m[i * n + i]);
-        o[b] = d;
-      }
+        for (int i = 0; i < n; ++i) d *= ipiv[i] != i + 1 ? -lu[i * n + i] : lu[i * n + i];
+        out[0].data_ptr<T>()[b] = d;
+      });
     });
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
@@ -134,12 +137,12 @@ struct Slogdet final : LapackOp {
   const char* name() const override { return "linalg_slogdet"; }
   void cpu(const TensorList& in, TensorList& out) const override {
     dispatch_float(in[0].dtype(), [&]<class T>() {
-      std::vector<double> sign, logabs;
-      lu_det<T>(in[0], sign, logabs);
-      for (size_t b = 0; b < sign.size(); ++b) {
-        out[0].data_ptr<T>()[b] = static_cast<T>(sign[b]);
-        out[1].data_ptr<T>()[b] = static_cast<T>(logabs[b]);
-      }
+      const int n = static_cast<int>(in[0].size(-1));
+      each_lu<T>(in[0], [&](int64_t b, const T* lu, const int* ipiv, int) {
+        auto [sign, logabs] = lu_slogdet(n, lu, ipiv);
+        out[0].data_ptr<T>()[b] = static_cast<T>(sign);
+        out[1].data_ptr<T>()[b] = static_cast<T>(logabs);
+      });
     });
   }
   TensorList backward(const SavedTensors& s, const TensorList& g) const override {
@@ -156,15 +159,11 @@ struct Inv final : LapackOp {
   void cpu(const TensorList& in, TensorList& out) const override {
     dispatch_float(in[0].dtype(), [&]<class T>() {
       const int n = static_cast<int>(in[0].size(-1));
-      Tensor a = column_major(in[0]);
-      std::vector<int> ipiv(static_cast<size_t>(std::max(n, 1)));
-      for (int64_t b = 0; b < batch_count(in[0]); ++b) {
-        T* m = a.data_ptr<T>() + b * n * n;
-        int info = cpu::lapack::getrf<T>(n, m, ipiv.data());
+      Tensor a = each_lu<T>(in[0], [&](int64_t b, T* lu, const int* ipiv, int info) {
         EMBER_CHECK(info == 0, "linalg.inv: ", batch_prefix(in[0], b), "The diagonal element ", info,
                     " is zero, the inversion could not be completed because the input matrix is singular.");
-        cpu::lapack::getri<T>(n, m, ipiv.data());
-      }
+        cpu::lapack::getri<T>(n, lu, ipiv);
+      });
       out[0].copy_(a.mT());
     });
   }
@@ -181,15 +180,12 @@ struct Solve final : LapackOp {
   void cpu(const TensorList& in, TensorList& out) const override {
     dispatch_float(in[0].dtype(), [&]<class T>() {
       const int n = static_cast<int>(in[0].size(-1)), k = static_cast<int>(in[1].size(-1));
-      Tensor a = column_major(in[0]), x = column_major(in[1]);
-      std::vector<int> ipiv(static_cast<size_t>(std::max(n, 1)));
-      for (int64_t b = 0; b < batch_count(in[0]); ++b) {
-        T* m = a.data_ptr<T>() + b * n * n;
-        int info = cpu::lapack::getrf<T>(n, m, ipiv.data());
+      Tensor x = column_major(in[1]);
+      each_lu<T>(in[0], [&](int64_t b, const T* lu, const int* ipiv, int info) {
         EMBER_CHECK(info == 0, "torch.linalg.solve: ", batch_prefix(in[0], b),
                     "The solver failed because the input matrix is singular.");
-        if (k > 0) cpu::lapack::getrs<T>('N', n, k, m, ipiv.data(), x.data_ptr<T>() + b * n * k);
-      }
+        if (k > 0) cpu::lapack::getrs<T>('N', n, k, lu, ipiv, x.data_ptr<T>() + b * n * k);
+      });
       out[0].copy_(x.mT());
     });
   }
