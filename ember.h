@@ -9,6 +9,7 @@
 #include "ember/autograd/graph_export.h"
 #include "ember/autograd/node.h"
 #include "ember/core/allocator.h"
+#include "ember/core/archive.h"
 #include "ember/core/autocast.h"
 #include "ember/core/backends.h"
 #include "ember/core/deterministic.h"

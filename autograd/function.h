@@ -22,45 +22,18 @@
 #include "ember/autograd/grad_mode.h"
 #include "ember/autograd/node.h"
 #include "ember/autograd/saved_tensor.h"
+#include "ember/core/ivalue.h"
 
 namespace ember {
 
 using variable_list = TensorList;
-
-/// A small tagged value for ctx->saved_data (libtorch's IValue, reduced to what it holds).
-class IValue {
- public:
-  IValue() = default;
-  IValue(bool v) : v_(v) {}                                    // NOLINT
-  IValue(int v) : v_(static_cast<int64_t>(v)) {}               // NOLINT
-  IValue(int64_t v) : v_(v) {}                                 // NOLINT
-  IValue(double v) : v_(v) {}                                  // NOLINT
-  IValue(Tensor v) : v_(std::move(v)) {}                       // NOLINT
-  IValue(std::string v) : v_(std::move(v)) {}                  // NOLINT
-  IValue(const char* v) : v_(std::string(v)) {}                // NOLINT
-  IValue(std::vector<int64_t> v) : v_(std::move(v)) {}         // NOLINT
-  bool isNone() const { return v_.index() == 0; }
-  bool toBool() const { return get<bool>("Bool"); }
-  int64_t toInt() const { return get<int64_t>("Int"); }
-  double toDouble() const {
-    if (auto* i = std::get_if<int64_t>(&v_)) return static_cast<double>(*i);
-    return get<double>("Double");
-  }
-  const Tensor& toTensor() const { return get<Tensor>("Tensor"); }
-  const std::string& toStringRef() const { return get<std::string>("String"); }
-  const std::vector<int64_t>& toIntVector() const { return get<std::vector<int64_t>>("IntList"); }
-
- private:
-  template <class T>
-  const T& get(const char* what) const {
-    auto* p = std::get_if<T>(&v_);
-    EMBER_CHECK(p, "Expected ", what, " but got another type in IValue");
-    return *p;
-  }
-  std::variant<std::monostate, bool, int64_t, double, Tensor, std::string, std::vector<int64_t>> v_;
-};
+using tensor_list = TensorList;  // libtorch spells both
 
 namespace autograd {
+
+// libtorch spells the tensor lists torch::autograd::variable_list / tensor_list.
+using ::ember::tensor_list;
+using ::ember::variable_list;
 
 class AutogradContext {
  public:

@@ -32,6 +32,8 @@ EMBER_ENUM_TYPE(kLinear, "linear")
 EMBER_ENUM_TYPE(kBilinear, "bilinear")
 EMBER_ENUM_TYPE(kBicubic, "bicubic")
 EMBER_ENUM_TYPE(kTrilinear, "trilinear")
+EMBER_ENUM_TYPE(kArea, "area")
+EMBER_ENUM_TYPE(kNearestExact, "nearest-exact")
 EMBER_ENUM_TYPE(kFanIn, "fan_in")
 EMBER_ENUM_TYPE(kFanOut, "fan_out")
 EMBER_ENUM_TYPE(kConv1D, "conv1d")
@@ -67,6 +69,8 @@ inline constexpr enumtype::kLinear kLinear{};
 inline constexpr enumtype::kBilinear kBilinear{};
 inline constexpr enumtype::kBicubic kBicubic{};
 inline constexpr enumtype::kTrilinear kTrilinear{};
+inline constexpr enumtype::kArea kArea{};
+inline constexpr enumtype::kNearestExact kNearestExact{};
 inline constexpr enumtype::kFanIn kFanIn{};
 inline constexpr enumtype::kFanOut kFanOut{};
 inline constexpr enumtype::kConv1D kConv1D{};

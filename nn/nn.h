@@ -33,3 +33,4 @@
 #include "ember/nn/modules/upsampling.h"
 #include "ember/nn/serialize.h"
 #include "ember/nn/utils.h"
+#include "ember/nn/utils/rnn.h"

@@ -178,7 +178,7 @@ void adam_step_cuda(const std::vector<Tensor>& params, const std::vector<AdamPar
 }  // namespace
 
 void adam_group_step(std::vector<Tensor>& params,
-                     std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& state,
+                     ParamStateMap& state,
                      const std::function<std::unique_ptr<AdamParamState>()>& make_state, double lr,
                      const std::tuple<double, double>& betas, double eps, bool amsgrad, double decoupled_decay,
                      double l2) {

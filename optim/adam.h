@@ -99,7 +99,7 @@ void adam_step_reference(Tensor& param, const Tensor& grad, AdamParamState& stat
 /// through the fused multi-tensor kernels (cuda/optim.h), a device and dtype at a time, the
 /// others through adam_step. `make_state` creates a parameter's state on its first step.
 void adam_group_step(std::vector<Tensor>& params,
-                     std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& state,
+                     ParamStateMap& state,
                      const std::function<std::unique_ptr<AdamParamState>()>& make_state, double lr,
                      const std::tuple<double, double>& betas, double eps, bool amsgrad, double decoupled_decay,
                      double l2);

@@ -7,6 +7,7 @@
 #include "ember/optim/adamw.h"
 #include "ember/optim/checkpoint.h"
 #include "ember/optim/grad_scaler.h"
+#include "ember/optim/lbfgs.h"
 #include "ember/optim/lr_scheduler.h"
 #include "ember/optim/one_cycle_lr.h"
 #include "ember/optim/optimizer.h"

@@ -2,7 +2,9 @@
 // Note [Optimizer state dict] (optimizer.h).
 #include "ember/optim/optimizer.h"
 
+#include <cstdint>
 #include <map>
+#include <sstream>
 #include <unordered_set>
 
 #include "ember/autograd/grad_mode.h"
@@ -34,12 +36,53 @@ void OptimizerOptions::set_named_value(const std::string& name, double value) {
   set_lr(value);
 }
 
+void OptimizerOptions::serialize(serialize::OutputArchive& archive) const {
+  for (const auto& [name, value] : named_values()) archive.write(name, value);
+}
+void OptimizerOptions::serialize(serialize::InputArchive& archive) {
+  for (const auto& [name, unused] : named_values()) {
+    double value = 0;
+    archive.read(name, value);
+    set_named_value(name, value);
+  }
+}
+
+ParamStateKey::ParamStateKey(const std::string& key) {
+  size_t used = 0;
+  unsigned long long value = 0;
+  try {
+    value = std::stoull(key, &used, 16);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  EMBER_CHECK(used == key.size() && !key.empty(), "optimizer state key '", key,
+              "' is not a parameter's TensorImpl address (c10::guts::to_string(p.unsafeGetTensorImpl()))");
+  impl_ = reinterpret_cast<const void*>(static_cast<uintptr_t>(value));
+}
+
+std::string ParamStateKey::str() const {
+  std::ostringstream s;
+  s << impl_;
+  return s.str();
+}
+
 std::unique_ptr<OptimizerParamState> OptimizerParamState::clone() const {
   return std::make_unique<OptimizerParamState>(*this);
 }
 std::vector<std::pair<std::string, Tensor>> OptimizerParamState::named_tensors() const { return {}; }
 void OptimizerParamState::set_named_tensor(const std::string& name, const Tensor&) {
   EMBER_CHECK(false, "optimizer state has no entry named '", name, "'");
+}
+
+void OptimizerParamState::serialize(serialize::OutputArchive& archive) const {
+  for (const auto& [name, tensor] : named_tensors()) archive.write(name, tensor);
+}
+void OptimizerParamState::serialize(serialize::InputArchive& archive) {
+  for (const std::string& name : archive.tensor_keys()) {
+    Tensor t;
+    archive.read(name, t);
+    set_named_tensor(name, t);
+  }
 }
 
 OptimizerParamGroup::OptimizerParamGroup(const OptimizerParamGroup& other)
@@ -217,7 +260,7 @@ void Optimizer::load_state_dict(const OrderedDict<std::string, Tensor>& dict) {
   }
 
   // Build every state first so a bad entry leaves the optimizer unchanged.
-  std::unordered_map<void*, std::unique_ptr<OptimizerParamState>> new_state;
+  ParamStateMap new_state;
   for (const auto& item : dict) {
     const std::string& key = item.key();
     if (key.rfind("state.", 0) != 0) continue;
@@ -246,6 +289,20 @@ void Optimizer::load_state_dict(const OrderedDict<std::string, Tensor>& dict) {
   for (const OptimizerParamGroup& group : param_groups_)
     for (const Tensor& p : group.params()) state_.erase(p.unsafeGetTensorImpl());
   for (auto& [key, st] : new_state) state_[key] = std::move(st);
+}
+
+void Optimizer::save(serialize::OutputArchive& archive) const {
+  for (const auto& item : state_dict()) archive.write(item.key(), item.value());
+}
+
+void Optimizer::load(serialize::InputArchive& archive) {
+  OrderedDict<std::string, Tensor> dict;
+  for (const std::string& key : archive.tensor_keys()) {
+    Tensor t;
+    archive.read(key, t);
+    dict.insert(key, std::move(t));
+  }
+  load_state_dict(dict);
 }
 
 namespace detail {

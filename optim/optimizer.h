@@ -5,13 +5,26 @@
 
 #include <functional>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "ember/core/archive.h"
 #include "ember/core/ordered_dict.h"
 #include "ember/core/tensor.h"
+
+namespace ember::guts {
+/// libtorch's c10::guts::to_string: the value as operator<< prints it; libtorch's optimizers key
+/// their state by to_string(p.unsafeGetTensorImpl()) (see ParamStateKey).
+template <class T>
+std::string to_string(T value) {
+  std::ostringstream s;
+  s << value;
+  return s.str();
+}
+}  // namespace ember::guts
 
 namespace ember::optim {
 
@@ -43,6 +56,10 @@ class OptimizerOptions {
   virtual std::vector<std::pair<std::string, double>> named_values() const;
   /// Sets one option from its named_values() name; an unknown name is an error.
   virtual void set_named_value(const std::string& name, double value);
+  /// Writes the options to an archive (libtorch's serialize): each named value as a number.
+  virtual void serialize(serialize::OutputArchive& archive) const;
+  /// Reads options serialize(OutputArchive&) wrote.
+  virtual void serialize(serialize::InputArchive& archive);
 };
 
 /// Gives an options class its clone() (libtorch's OptimizerCloneableOptions).
@@ -63,6 +80,10 @@ class OptimizerParamState {
   virtual std::vector<std::pair<std::string, Tensor>> named_tensors() const;
   /// Sets one entry of named_tensors() from a loaded tensor; an unknown name is an error.
   virtual void set_named_tensor(const std::string& name, const Tensor& value);
+  /// Writes the state to an archive (libtorch's serialize): the named tensors.
+  virtual void serialize(serialize::OutputArchive& archive) const;
+  /// Reads a state serialize(OutputArchive&) wrote.
+  virtual void serialize(serialize::InputArchive& archive);
 };
 
 template <class Derived>
@@ -72,6 +93,31 @@ class OptimizerCloneableParamState : public OptimizerParamState {
     return std::make_unique<Derived>(static_cast<const Derived&>(*this));
   }
 };
+
+/// The key of a parameter's state: the parameter's TensorImpl, given as the pointer
+/// (`state_[p.unsafeGetTensorImpl()]`) or as libtorch's string of it
+/// (`state_[c10::guts::to_string(p.unsafeGetTensorImpl())]`, "0x..."), so optimizers written
+/// for either spelling find the same entry.
+class ParamStateKey {
+ public:
+  ParamStateKey(const void* impl) : impl_(impl) {}  // NOLINT: implicit, as a map key
+  ParamStateKey(const std::string& key);           // NOLINT: parses libtorch's "0x..." string
+  ParamStateKey(const char* key) : ParamStateKey(std::string(key)) {}  // NOLINT
+  const void* get() const noexcept { return impl_; }
+  /// libtorch's string form of the key.
+  std::string str() const;
+  friend bool operator==(const ParamStateKey& a, const ParamStateKey& b) { return a.impl_ == b.impl_; }
+
+ private:
+  const void* impl_;
+};
+
+struct ParamStateKeyHash {
+  size_t operator()(const ParamStateKey& k) const noexcept { return std::hash<const void*>()(k.get()); }
+};
+
+/// Per-parameter optimizer state (libtorch's state() map).
+using ParamStateMap = std::unordered_map<ParamStateKey, std::unique_ptr<OptimizerParamState>, ParamStateKeyHash>;
 
 /// Parameters optimised with one set of options; without options a group takes the
 /// optimizer's defaults when added.
@@ -138,9 +184,9 @@ class Optimizer {
   const OptimizerOptions& defaults() const noexcept { return *defaults_; }
   std::vector<OptimizerParamGroup>& param_groups() noexcept { return param_groups_; }
   const std::vector<OptimizerParamGroup>& param_groups() const noexcept { return param_groups_; }
-  /// Per-parameter state keyed by param.unsafeGetTensorImpl() (as libtorch).
-  std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& state() noexcept { return state_; }
-  const std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& state() const noexcept {
+  /// Per-parameter state keyed by param.unsafeGetTensorImpl() (as libtorch; ParamStateKey).
+  ParamStateMap& state() noexcept { return state_; }
+  const ParamStateMap& state() const noexcept {
     return state_;
   }
 
@@ -148,6 +194,11 @@ class Optimizer {
   OrderedDict<std::string, Tensor> state_dict() const;
   /// Restores a state_dict() from an optimizer of the same type over the same parameter shapes.
   void load_state_dict(const OrderedDict<std::string, Tensor>& state_dict);
+  /// Writes state_dict() into an archive (libtorch's Optimizer::save; the keys of Note
+  /// [Optimizer state dict]).
+  virtual void save(serialize::OutputArchive& archive) const;
+  /// Restores what save() wrote (load_state_dict of the archive's entries).
+  virtual void load(serialize::InputArchive& archive);
 
  protected:
   /// An empty state of this optimizer's kind, which load_state_dict fills.
@@ -156,7 +207,7 @@ class Optimizer {
   static Tensor run_closure(const LossClosure& closure);
 
   std::vector<OptimizerParamGroup> param_groups_;
-  std::unordered_map<void*, std::unique_ptr<OptimizerParamState>> state_;
+  ParamStateMap state_;
   std::unique_ptr<OptimizerOptions> defaults_;
 };
 

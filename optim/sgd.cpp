@@ -135,7 +135,7 @@ bool sgd_cuda_fusable(const Tensor& p, const OptimizerParamState* st, const SGDO
 /// before anything is updated, so a CUDA out-of-memory error leaves parameters and state as
 /// they were.
 void sgd_step_cuda(const std::vector<Tensor>& params,
-                   std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& state,
+                   ParamStateMap& state,
                    const SGDOptions& o) {
   const bool momentum = o.momentum() != 0;
   std::vector<Tensor> grads, buffers;

@@ -184,7 +184,8 @@ Tensor pad_circular(const Tensor& self, IntArrayRef padding) {
   const int64_t ndim = self.dim(), spatial = ndim - 2;
   EMBER_CHECK(static_cast<int64_t>(padding.size()) + 4 == ndim * 2, "Invalid padding size, expected ", spatial * 2,
               " but got ", padding.size());
-  EMBER_CHECK(spatial == 1 || spatial == 2, "circular padding of ", spatial, " dimensions is not supported by ember");
+  EMBER_CHECK(spatial >= 1 && spatial <= 3, "Only 1D, 2D and 3D padding with circular mode is supported, got ", spatial,
+              "D");
   for (int64_t i = 0; i < spatial; ++i) {
     const int64_t size = self.size(ndim - 1 - i), l = padding[2 * i], r = padding[2 * i + 1];
     EMBER_CHECK(l <= size && r <= size, "Padding value causes wrapping around more than once.");
@@ -215,7 +216,7 @@ Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::opti
   if (pad.size() == 6 && (ndim == 4 || ndim == 5)) {
     if (reflect) return reflection_pad3d(self, pad);
     if (replicate) return replication_pad3d(self, pad);
-    EMBER_CHECK(false, "3-d \"circular\" padding is not supported by ember");
+    return pad_circular(self, pad);
   }
   detail::throw_error("Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now");
 }

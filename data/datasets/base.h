@@ -1,10 +1,13 @@
 // Dataset bases, as libtorch's torch::data::datasets: a BatchDataset answers a batch request
 // (a list of indices) with a batch; a Dataset answers get(index) with one example and builds
-// batches from it. .map(transform) wraps a dataset in a MapDataset (datasets/map.h).
+// batches from it. .map(transform) wraps a dataset in a MapDataset (datasets/map.h). A
+// StreamDataset answers a count (its request is size_t, from a StreamSampler); a stateful
+// dataset (datasets/stateful.h) answers optional batches and says when it is exhausted.
 #pragma once
 
 #include <cstddef>
 #include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -17,6 +20,13 @@ namespace ember::data::datasets {
 template <class Source, class AppliedTransform>
 class MapDataset;
 
+namespace detail {
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+}  // namespace detail
+
 /// A dataset that produces whole batches from a batch request.
 template <class Self, class Batch = std::vector<Example<>>, class BatchRequest = ArrayRef<size_t>>
 class BatchDataset {
@@ -24,6 +34,9 @@ class BatchDataset {
   using SelfType = Self;
   using BatchType = Batch;
   using BatchRequestType = BatchRequest;
+  /// Whether batches are optional (a stateful dataset that runs out): such a dataset is
+  /// iterated by a StatefulDataLoader.
+  static constexpr bool is_stateful = detail::is_optional<Batch>::value;
   virtual ~BatchDataset() = default;
 
   /// The batch for `request` (for index requests: one example per index, in order).
@@ -63,6 +76,11 @@ class Dataset : public BatchDataset<Self, std::vector<SingleExample>> {
     return batch;
   }
 };
+
+/// A dataset of batches drawn from a stream: each request is a number of examples (libtorch's
+/// StreamDataset; iterate it with a StreamSampler).
+template <class Self, class Batch = std::vector<Example<>>>
+using StreamDataset = BatchDataset<Self, Batch, size_t>;
 
 namespace detail {
 /// The .map() depth of a dataset (0 for a dataset that is not a MapDataset).

@@ -20,6 +20,8 @@ class BatchSampler : public Sampler<> {
   void reset(std::optional<size_t> new_size = std::nullopt) override { sampler_->reset(new_size); }
   /// The next batch of batch_size indices (the argument is ignored).
   std::optional<std::vector<size_t>> next(size_t ignored = 0) override;
+  void save(serialize::OutputArchive& archive) const override;
+  void load(serialize::InputArchive& archive) override;
   void set_epoch(uint64_t epoch) override { sampler_->set_epoch(epoch); }
   size_t batch_size() const noexcept { return batch_size_; }
   bool drop_last() const noexcept { return drop_last_; }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ember/data/samplers/base.h"
@@ -19,6 +20,8 @@ class RandomSampler : public Sampler<> {
   explicit RandomSampler(int64_t size, std::optional<uint64_t> seed = std::nullopt);
   void reset(std::optional<size_t> new_size = std::nullopt) override;
   std::optional<std::vector<size_t>> next(size_t batch_size) override;
+  void save(serialize::OutputArchive& archive) const override;
+  void load(serialize::InputArchive& archive) override;
   void set_epoch(uint64_t epoch) override { next_epoch_ = epoch; }
   /// The epoch the next reset() will draw.
   uint64_t epoch() const noexcept { return next_epoch_; }
@@ -40,6 +43,8 @@ class SubsetRandomSampler : public Sampler<> {
   /// new_size is ignored: the subset defines the pass.
   void reset(std::optional<size_t> new_size = std::nullopt) override;
   std::optional<std::vector<size_t>> next(size_t batch_size) override;
+  void save(serialize::OutputArchive& archive) const override;
+  void load(serialize::InputArchive& archive) override;
   void set_epoch(uint64_t epoch) override { next_epoch_ = epoch; }
   uint64_t epoch() const noexcept { return next_epoch_; }
 
@@ -54,6 +59,12 @@ class SubsetRandomSampler : public Sampler<> {
 namespace detail {
 /// Up to batch_size entries of `order` from `index` on (advancing it); nullopt at the end.
 std::optional<std::vector<size_t>> take(const std::vector<size_t>& order, size_t& index, size_t batch_size);
+/// A sampler's count or position in an archive: a 0-dim int64 tensor (as libtorch's samplers).
+void write_count(serialize::OutputArchive& archive, const std::string& key, uint64_t value);
+uint64_t read_count(serialize::InputArchive& archive, const std::string& key);
+/// A pass's index order in an archive: a 1-d int64 tensor.
+void write_indices(serialize::OutputArchive& archive, const std::string& key, const std::vector<size_t>& indices);
+std::vector<size_t> read_indices(serialize::InputArchive& archive, const std::string& key);
 }  // namespace detail
 
 }  // namespace ember::data::samplers

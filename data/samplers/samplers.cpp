@@ -6,10 +6,12 @@
 #include <queue>
 
 #include "ember/core/error.h"
+#include "ember/core/ops/creation.h"
 #include "ember/data/random.h"
 #include "ember/data/samplers/batch.h"
 #include "ember/data/samplers/random.h"
 #include "ember/data/samplers/sequential.h"
+#include "ember/data/samplers/stream.h"
 #include "ember/data/samplers/weighted_random.h"
 
 namespace ember::data::samplers {
@@ -22,6 +24,43 @@ std::optional<std::vector<size_t>> take(const std::vector<size_t>& order, size_t
                           order.begin() + static_cast<std::ptrdiff_t>(end));
   index = end;
   return out;
+}
+
+void write_count(serialize::OutputArchive& archive, const std::string& key, uint64_t value) {
+  archive.write(key, static_cast<int64_t>(value));
+}
+
+uint64_t read_count(serialize::InputArchive& archive, const std::string& key) {
+  int64_t v = 0;
+  archive.read(key, v);
+  return static_cast<uint64_t>(v);
+}
+
+void write_indices(serialize::OutputArchive& archive, const std::string& key, const std::vector<size_t>& indices) {
+  std::vector<int64_t> v(indices.begin(), indices.end());
+  archive.write(key, tensor(v, kInt64));
+}
+
+std::vector<size_t> read_indices(serialize::InputArchive& archive, const std::string& key) {
+  Tensor t;
+  archive.read(key, t);
+  EMBER_CHECK(t.dim() == 1 && t.scalar_type() == kInt64, "sampler archive entry '", key,
+              "' must be a 1-d int64 tensor, got ", t.scalar_type(), " with ", t.dim(), " dims");
+  Tensor c = t.contiguous();
+  const int64_t* p = c.data_ptr<int64_t>();
+  std::vector<size_t> out(static_cast<size_t>(c.numel()));
+  for (size_t i = 0; i < out.size(); ++i) {
+    EMBER_CHECK(p[i] >= 0, "sampler archive entry '", key, "' holds the negative index ", p[i]);
+    out[i] = static_cast<size_t>(p[i]);
+  }
+  return out;
+}
+
+/// A restored position must lie within its pass.
+static size_t checked_position(size_t index, size_t pass_size, const char* sampler) {
+  EMBER_CHECK(index <= pass_size, sampler, ": the archive's index ", index, " is past the end of its pass (",
+              pass_size, ")");
+  return index;
 }
 
 uint64_t seed_or_default(std::optional<uint64_t> seed) {
@@ -45,6 +84,41 @@ std::optional<std::vector<size_t>> SequentialSampler::next(size_t batch_size) {
   return out;
 }
 
+void SequentialSampler::save(serialize::OutputArchive& archive) const {
+  detail::write_count(archive, "index", index_);
+  detail::write_count(archive, "size", size_);
+}
+
+void SequentialSampler::load(serialize::InputArchive& archive) {
+  size_ = detail::read_count(archive, "size");
+  index_ = detail::checked_position(detail::read_count(archive, "index"), size_, "SequentialSampler");
+}
+
+// ---- StreamSampler --------------------------------------------------------------------
+
+void StreamSampler::reset(std::optional<size_t> new_size) {
+  if (new_size) epoch_size_ = *new_size;
+  examples_retrieved_so_far_ = 0;
+}
+
+std::optional<BatchSize> StreamSampler::next(size_t batch_size) {
+  if (examples_retrieved_so_far_ >= epoch_size_ || batch_size == 0) return std::nullopt;
+  size_t n = std::min(batch_size, epoch_size_ - examples_retrieved_so_far_);
+  examples_retrieved_so_far_ += n;
+  return BatchSize(n);
+}
+
+void StreamSampler::save(serialize::OutputArchive& archive) const {
+  detail::write_count(archive, "examples_retrieved_so_far", examples_retrieved_so_far_);
+  detail::write_count(archive, "epoch_size", epoch_size_);
+}
+
+void StreamSampler::load(serialize::InputArchive& archive) {
+  epoch_size_ = detail::read_count(archive, "epoch_size");
+  examples_retrieved_so_far_ = detail::checked_position(
+      detail::read_count(archive, "examples_retrieved_so_far"), epoch_size_, "StreamSampler");
+}
+
 // ---- RandomSampler, SubsetRandomSampler ---------------------------------------------------
 
 RandomSampler::RandomSampler(int64_t size, std::optional<uint64_t> seed)
@@ -63,6 +137,22 @@ std::optional<std::vector<size_t>> RandomSampler::next(size_t batch_size) {
   return detail::take(perm_, index_, batch_size);
 }
 
+// seed and epoch too, so the passes after the restored one are the saved sampler's.
+void RandomSampler::save(serialize::OutputArchive& archive) const {
+  detail::write_count(archive, "index", index_);
+  detail::write_indices(archive, "indices", perm_);
+  detail::write_count(archive, "seed", seed_);
+  detail::write_count(archive, "epoch", next_epoch_);
+}
+
+void RandomSampler::load(serialize::InputArchive& archive) {
+  perm_ = detail::read_indices(archive, "indices");
+  size_ = perm_.size();
+  index_ = detail::checked_position(detail::read_count(archive, "index"), size_, "RandomSampler");
+  seed_ = detail::read_count(archive, "seed");
+  next_epoch_ = detail::read_count(archive, "epoch");
+}
+
 SubsetRandomSampler::SubsetRandomSampler(std::vector<size_t> indices, std::optional<uint64_t> seed)
     : indices_(std::move(indices)), seed_(detail::seed_or_default(seed)) {
   reset(std::nullopt);
@@ -78,6 +168,25 @@ void SubsetRandomSampler::reset(std::optional<size_t>) {
 
 std::optional<std::vector<size_t>> SubsetRandomSampler::next(size_t batch_size) {
   return detail::take(order_, index_, batch_size);
+}
+
+void SubsetRandomSampler::save(serialize::OutputArchive& archive) const {
+  detail::write_count(archive, "index", index_);
+  detail::write_indices(archive, "indices", order_);
+  detail::write_count(archive, "seed", seed_);
+  detail::write_count(archive, "epoch", next_epoch_);
+}
+
+void SubsetRandomSampler::load(serialize::InputArchive& archive) {
+  std::vector<size_t> order = detail::read_indices(archive, "indices");
+  std::vector<size_t> a = order, b = indices_;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  EMBER_CHECK(a == b, "SubsetRandomSampler: the archive holds a different subset");
+  order_ = std::move(order);
+  index_ = detail::checked_position(detail::read_count(archive, "index"), order_.size(), "SubsetRandomSampler");
+  seed_ = detail::read_count(archive, "seed");
+  next_epoch_ = detail::read_count(archive, "epoch");
 }
 
 // ---- WeightedRandomSampler --------------------------------------------------------------
@@ -162,6 +271,25 @@ std::optional<std::vector<size_t>> WeightedRandomSampler::next(size_t batch_size
   return detail::take(drawn_, index_, batch_size);
 }
 
+void WeightedRandomSampler::save(serialize::OutputArchive& archive) const {
+  detail::write_count(archive, "index", index_);
+  detail::write_indices(archive, "indices", drawn_);
+  detail::write_count(archive, "seed", seed_);
+  detail::write_count(archive, "epoch", next_epoch_);
+}
+
+void WeightedRandomSampler::load(serialize::InputArchive& archive) {
+  std::vector<size_t> drawn = detail::read_indices(archive, "indices");
+  EMBER_CHECK(drawn.size() == num_samples_, "WeightedRandomSampler: the archive holds ", drawn.size(),
+              " draws, this sampler makes ", num_samples_);
+  for (size_t i : drawn)
+    EMBER_CHECK(i < weights_.size(), "WeightedRandomSampler: the archive's index ", i, " is out of range");
+  drawn_ = std::move(drawn);
+  index_ = detail::checked_position(detail::read_count(archive, "index"), drawn_.size(), "WeightedRandomSampler");
+  seed_ = detail::read_count(archive, "seed");
+  next_epoch_ = detail::read_count(archive, "epoch");
+}
+
 // ---- BatchSampler -----------------------------------------------------------------------
 
 BatchSampler::BatchSampler(std::shared_ptr<Sampler<>> sampler, size_t batch_size, bool drop_last)
@@ -181,6 +309,18 @@ std::optional<std::vector<size_t>> BatchSampler::next(size_t) {
   }
   if (batch.empty() || (drop_last_ && batch.size() < batch_size_)) return std::nullopt;
   return batch;
+}
+
+void BatchSampler::save(serialize::OutputArchive& archive) const {
+  serialize::OutputArchive inner;
+  sampler_->save(inner);
+  archive.write("sampler", inner);
+}
+
+void BatchSampler::load(serialize::InputArchive& archive) {
+  serialize::InputArchive inner;
+  archive.read("sampler", inner);
+  sampler_->load(inner);
 }
 
 }  // namespace ember::data::samplers

@@ -10,6 +10,8 @@ class SequentialSampler : public Sampler<> {
   explicit SequentialSampler(size_t size) : size_(size) {}
   void reset(std::optional<size_t> new_size = std::nullopt) override;
   std::optional<std::vector<size_t>> next(size_t batch_size) override;
+  void save(serialize::OutputArchive& archive) const override;
+  void load(serialize::InputArchive& archive) override;
   /// How many indices this pass has returned so far.
   size_t index() const noexcept { return index_; }
 

@@ -22,6 +22,8 @@ class WeightedRandomSampler : public Sampler<> {
   /// new_size is ignored: num_samples defines the pass.
   void reset(std::optional<size_t> new_size = std::nullopt) override;
   std::optional<std::vector<size_t>> next(size_t batch_size) override;
+  void save(serialize::OutputArchive& archive) const override;
+  void load(serialize::InputArchive& archive) override;
   void set_epoch(uint64_t epoch) override { next_epoch_ = epoch; }
   uint64_t epoch() const noexcept { return next_epoch_; }
 

@@ -7,20 +7,16 @@
 
 #include "ember/core/ops/shape.h"
 #include "ember/data/example.h"
-#include "ember/data/transforms/base.h"
+#include "ember/data/transforms/collate.h"
 
 namespace ember::data::transforms {
-
-/// A BatchTransform from a batch to one value (by default, its element type).
-template <class BatchType, class T = typename BatchType::value_type>
-using Collation = BatchTransform<BatchType, T>;
 
 template <class T = Example<>>
 struct Stack;
 
 /// Stacks data and targets along a new dim 0; undefined targets stay undefined.
 template <>
-struct Stack<Example<>> : public Collation<std::vector<Example<>>> {
+struct Stack<Example<>> : public Collation<Example<>> {
   Example<> apply_batch(std::vector<Example<>> examples) override {
     std::vector<Tensor> data, targets;
     data.reserve(examples.size());
@@ -38,7 +34,7 @@ struct Stack<Example<>> : public Collation<std::vector<Example<>>> {
 
 /// Stacks the data of target-less examples.
 template <>
-struct Stack<TensorExample> : public Collation<std::vector<TensorExample>> {
+struct Stack<TensorExample> : public Collation<TensorExample> {
   TensorExample apply_batch(std::vector<TensorExample> examples) override {
     std::vector<Tensor> data;
     data.reserve(examples.size());

@@ -3,11 +3,15 @@
 // over core/ops/upsample.h.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "ember/core/ops/creation.h"
+#include "ember/core/ops/pooling.h"
 #include "ember/core/ops/upsample.h"
 #include "ember/nn/options/upsampling.h"
 
@@ -26,12 +30,37 @@ std::string python_list(const std::vector<T>& v) {
 }
 }  // namespace detail
 
+namespace detail {
+/// "nearest-exact": output index i of a spatial dim reads input index
+/// min(floor((i + 0.5) * scale), size - 1), scale = 1 / scale_factor when given, else in / out
+/// (in float, as PyTorch's kernels compute it); a gather per dim, so gradients flow back.
+inline Tensor upsample_nearest_exact(const Tensor& input, const std::vector<int64_t>& out,
+                                     const std::vector<std::optional<double>>& scales) {
+  Tensor x = input;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t dim = static_cast<int64_t>(i) + 2, in = input.size(dim);
+    EMBER_CHECK(in > 0 && out[i] > 0, "Input and output sizes should be greater than 0, but got input (",
+                detail::python_list(input.sizes().vec()), ") and output (", detail::python_list(out), ")");
+    const float scale = scales[i] && *scales[i] > 0 ? static_cast<float>(1.0 / *scales[i])
+                                                    : static_cast<float>(in) / static_cast<float>(out[i]);
+    std::vector<int64_t> index(static_cast<size_t>(out[i]));
+    for (int64_t o = 0; o < out[i]; ++o)
+      index[static_cast<size_t>(o)] =
+          std::min(static_cast<int64_t>(std::floor(static_cast<float>((static_cast<double>(o) + 0.5) * scale))), in - 1);
+    x = x.index_select(dim, ::ember::tensor(index, kInt64).to(input.device()));
+  }
+  return x;
+}
+}  // namespace detail
+
 /// Resizes the spatial dims of (N, C, W), (N, C, H, W) or (N, C, D, H, W) input to
 /// options.size(), or by options.scale_factor() (output floor(size * scale), samples placed
 /// with the given scale unless recompute_scale_factor).
 inline Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options = {}) {
   const std::string mode = enum_name(options.mode());
-  const bool nearest = std::holds_alternative<enumtype::kNearest>(options.mode());
+  const bool nearest = std::holds_alternative<enumtype::kNearest>(options.mode()) ||
+                       std::holds_alternative<enumtype::kNearestExact>(options.mode()) ||
+                       std::holds_alternative<enumtype::kArea>(options.mode());
   EMBER_CHECK(!(nearest && options.align_corners().has_value()),
               "align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | "
               "trilinear");
@@ -67,6 +96,12 @@ inline Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& opt
       if (!recompute) scales[i] = (*scale)[i];
     }
   }
+  if (mode == "area" && input.dim() >= 3 && input.dim() <= 5) {
+    if (input.dim() == 3) return ::ember::adaptive_avg_pool1d(input, out);
+    if (input.dim() == 4) return ::ember::adaptive_avg_pool2d(input, out);
+    return ::ember::adaptive_avg_pool3d(input, out);
+  }
+  if (mode == "nearest-exact" && input.dim() >= 3 && input.dim() <= 5) return detail::upsample_nearest_exact(input, out, scales);
   if (input.dim() == 3 && mode == "nearest") return upsample_nearest1d(input, out, scales[0]);
   if (input.dim() == 4 && mode == "nearest") return upsample_nearest2d(input, out, scales[0], scales[1]);
   if (input.dim() == 5 && mode == "nearest") return upsample_nearest3d(input, out, scales[0], scales[1], scales[2]);

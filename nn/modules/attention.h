@@ -10,6 +10,7 @@
 #include "ember/nn/cloneable.h"
 #include "ember/nn/functional/attention.h"
 #include "ember/nn/module_holder.h"
+#include "ember/nn/modules/any_module.h"
 #include "ember/nn/modules/linear.h"
 #include "ember/nn/options/attention.h"
 
@@ -37,6 +38,7 @@ class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
                                      const Tensor& key_padding_mask = {}, bool need_weights = true,
                                      const Tensor& attn_mask = {}, bool average_attn_weights = true,
                                      bool is_causal = false);
+  FORWARD_HAS_DEFAULT_ARGS({3, ::ember::nn::AnyValue(::ember::Tensor())}, {4, ::ember::nn::AnyValue(true)}, {5, ::ember::nn::AnyValue(::ember::Tensor())}, {6, ::ember::nn::AnyValue(true)}, {7, ::ember::nn::AnyValue(false)})
 
   MultiheadAttentionOptions options;
   int64_t head_dim = 0;

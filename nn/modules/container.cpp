@@ -34,13 +34,6 @@ void SequentialImpl::push_back_any(std::string name, AnyModule module) {
   modules_.push_back(std::move(module));
 }
 
-Tensor SequentialImpl::forward(const Tensor& x) {
-  EMBER_CHECK(!is_empty(), "Cannot call forward() on an empty Sequential");
-  Tensor out = x;
-  for (const auto& module : modules_) out = module.forward(out);
-  return out;
-}
-
 void SequentialImpl::check_index(size_t index) const {
   EMBER_CHECK(index < size(), "Index out of range (expected at most ", size() == 0 ? 0 : size() - 1,
               ", got ", index, ")");

@@ -1,6 +1,7 @@
-// Containers of modules, as libtorch's: Sequential (chains Tensor -> Tensor forwards, children
-// named "0", "1", ... or by the names given), ModuleList (an indexable list of children) and
-// ModuleDict (children by name). AnyModule is the type-erased module Sequential stores.
+// Containers of modules, as libtorch's: Sequential (chains forwards, each module's output the
+// next one's input; children named "0", "1", ... or by the names given), ModuleList (an indexable
+// list of children) and ModuleDict (children by name). Sequential stores AnyModules
+// (nn/modules/any_module.h).
 #pragma once
 
 #include <functional>
@@ -19,72 +20,10 @@
 #include "ember/nn/cloneable.h"
 #include "ember/nn/module.h"
 #include "ember/nn/module_holder.h"
+#include "ember/nn/modules/any_module.h"
 
 namespace ember {
 namespace nn {
-
-/// A module of any type whose forward takes one Tensor and returns a Tensor (extra forward
-/// parameters must have defaults). Remembers the concrete type so it can be cloned.
-class AnyModule {
- public:
-  AnyModule() = default;
-  template <class ModuleType, class = std::enable_if_t<std::is_base_of_v<Module, ModuleType>>>
-  explicit AnyModule(std::shared_ptr<ModuleType> module) : module_(module) {
-    // Modules whose forward is not Tensor -> Tensor (Bilinear, ModuleList) may still be held
-    // (for printing, parameters, state); calling forward on them through Sequential is an error.
-    if constexpr (requires(ModuleType& m, const Tensor& x) {
-                    { m.forward(x) } -> std::convertible_to<Tensor>;
-                  }) {
-      forward_ = [m = module.get()](const Tensor& x) -> Tensor { return m->forward(x); };
-    } else {
-      forward_ = [m = module.get()](const Tensor&) -> Tensor {
-        EMBER_CHECK(false, "Sequential: the forward() of ", m->name(), " does not take and return one Tensor");
-        return Tensor();
-      };
-    }
-    clone_ = [](const Module& self, const std::optional<Device>& device) {
-      return AnyModule(std::dynamic_pointer_cast<ModuleType>(self.clone(device)));
-    };
-  }
-  template <class ModuleType, class = std::enable_if_t<std::is_base_of_v<Module, std::decay_t<ModuleType>>>>
-  explicit AnyModule(ModuleType&& module)
-      : AnyModule(std::make_shared<std::decay_t<ModuleType>>(std::forward<ModuleType>(module))) {}
-  template <class ModuleType>
-  explicit AnyModule(const ModuleHolder<ModuleType>& holder) : AnyModule(holder.ptr()) {}
-
-  Tensor forward(const Tensor& x) const {
-    EMBER_CHECK(!is_empty(), "Cannot call forward() on an empty AnyModule");
-    return forward_(x);
-  }
-  /// libtorch's spelling with the result type named: `any.forward<Tensor>(x)`.
-  template <class ReturnType, class = std::enable_if_t<std::is_same_v<ReturnType, Tensor>>>
-  Tensor forward(const Tensor& x) const {
-    return forward(x);
-  }
-  AnyModule clone(const std::optional<Device>& device = std::nullopt) const {
-    EMBER_CHECK(!is_empty(), "Cannot call clone() on an empty AnyModule");
-    return clone_(*module_, device);
-  }
-  /// The module as its base class.
-  const std::shared_ptr<Module>& ptr() const { return module_; }
-  /// The module as its concrete type; a wrong type is an error.
-  template <class T, class = std::enable_if_t<std::is_base_of_v<Module, T>>>
-  std::shared_ptr<T> ptr() const {
-    auto p = std::dynamic_pointer_cast<T>(module_);
-    EMBER_CHECK(p != nullptr, "Attempted to cast module of type ", module_->name(), " to a different type");
-    return p;
-  }
-  template <class T, class = std::enable_if_t<std::is_base_of_v<Module, T>>>
-  T& get() const {
-    return *ptr<T>();
-  }
-  bool is_empty() const noexcept { return module_ == nullptr; }
-
- private:
-  std::shared_ptr<Module> module_;
-  std::function<Tensor(const Tensor&)> forward_;
-  std::function<AnyModule(const Module&, const std::optional<Device>&)> clone_;
-};
 
 /// A name and a module, to build a Sequential with named children.
 class NamedAnyModule {
@@ -147,12 +86,18 @@ class SequentialImpl : public Cloneable<SequentialImpl> {
     for (const auto& module : container) push_back(module);
   }
 
-  /// Runs x through every module in order.
-  Tensor forward(const Tensor& x);
-  /// libtorch's spelling with the result type named: `seq->forward<Tensor>(x)`.
-  template <class ReturnType, class = std::enable_if_t<std::is_same_v<ReturnType, Tensor>>>
-  Tensor forward(const Tensor& x) {
-    return forward(x);
+  /// Runs the inputs through the first module and each result through the next; the last
+  /// result is returned as ReturnType (a Tensor unless named: `seq->forward<std::tuple<...>>(x)`).
+  template <class ReturnType = Tensor, class... InputTypes>
+  ReturnType forward(InputTypes&&... inputs) {
+    EMBER_CHECK(!is_empty(), "Cannot call forward() on an empty Sequential");
+    auto it = modules_.begin();
+    AnyValue value = it->any_forward(std::forward<InputTypes>(inputs)...);
+    for (++it; it != modules_.end(); ++it) value = it->any_forward(std::move(value));
+    if (ReturnType* result = value.try_get<ReturnType>()) return std::move(*result);
+    EMBER_CHECK(false, "The type of the return value is ", detail::demangle(value.type_info().name()),
+                ", but you asked for type ", detail::demangle(typeid(ReturnType).name()));
+    throw;  // unreachable
   }
 
   Iterator begin() { return modules_.begin(); }

@@ -13,6 +13,7 @@
 #include "ember/nn/cloneable.h"
 #include "ember/nn/functional/conv.h"
 #include "ember/nn/module_holder.h"
+#include "ember/nn/modules/any_module.h"
 #include "ember/nn/options/conv.h"
 
 namespace ember {
@@ -99,6 +100,7 @@ class ConvTranspose1dImpl : public ConvTransposeNdImpl<1, ConvTranspose1dImpl> {
       : ConvTranspose1dImpl(ConvTranspose1dOptions(in_channels, out_channels, kernel_size)) {}
   explicit ConvTranspose1dImpl(ConvTranspose1dOptions options);
   Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size = std::nullopt);
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(std::optional<IntArrayRef>())})
 };
 EMBER_MODULE(ConvTranspose1d);
 
@@ -109,6 +111,7 @@ class ConvTranspose2dImpl : public ConvTransposeNdImpl<2, ConvTranspose2dImpl> {
       : ConvTranspose2dImpl(ConvTranspose2dOptions(in_channels, out_channels, kernel_size)) {}
   explicit ConvTranspose2dImpl(ConvTranspose2dOptions options);
   Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size = std::nullopt);
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(std::optional<IntArrayRef>())})
 };
 EMBER_MODULE(ConvTranspose2d);
 
@@ -119,6 +122,7 @@ class ConvTranspose3dImpl : public ConvTransposeNdImpl<3, ConvTranspose3dImpl> {
       : ConvTranspose3dImpl(ConvTranspose3dOptions(in_channels, out_channels, kernel_size)) {}
   explicit ConvTranspose3dImpl(ConvTranspose3dOptions options);
   Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size = std::nullopt);
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(std::optional<IntArrayRef>())})
 };
 EMBER_MODULE(ConvTranspose3d);
 

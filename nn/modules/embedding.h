@@ -10,6 +10,7 @@
 #include "ember/nn/cloneable.h"
 #include "ember/nn/functional/embedding.h"
 #include "ember/nn/module_holder.h"
+#include "ember/nn/modules/any_module.h"
 #include "ember/nn/options/embedding.h"
 
 namespace ember {
@@ -58,6 +59,7 @@ class EmbeddingBagImpl : public Cloneable<EmbeddingBagImpl> {
   /// One row per bag: input 1-d with offsets (bag starts), or 2-d (one bag per row, no offsets);
   /// per_sample_weights (input's shape) scale the rows in mode kSum.
   Tensor forward(const Tensor& input, const Tensor& offsets = {}, const Tensor& per_sample_weights = {});
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(::ember::Tensor())}, {2, ::ember::nn::AnyValue(::ember::Tensor())})
 
   EmbeddingBagOptions options;
   Tensor weight;

@@ -13,6 +13,7 @@
 #include "ember/nn/cloneable.h"
 #include "ember/nn/functional/pooling.h"
 #include "ember/nn/module_holder.h"
+#include "ember/nn/modules/any_module.h"
 #include "ember/nn/options/pooling.h"
 
 namespace ember {
@@ -186,6 +187,7 @@ class MaxUnpoolImpl : public Cloneable<Derived> {
   /// size the pooling came from, (in - 1) * stride + kernel - 2 * padding.
   Tensor forward(const Tensor& input, const Tensor& indices,
                  const std::optional<std::vector<int64_t>>& output_size = std::nullopt);
+  FORWARD_HAS_DEFAULT_ARGS({2, ::ember::nn::AnyValue(std::optional<std::vector<int64_t>>())})
   MaxUnpoolOptions<D> options;
 };
 

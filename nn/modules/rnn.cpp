@@ -198,6 +198,39 @@ std::tuple<Tensor, Tensor, Tensor> run_direction(const RNNSpec& s, const CellWei
   return {stack(outputs, 0), h, c};
 }
 
+// One direction of one layer over packed rows x [sum of lengths, In]: step t runs on the first
+// batch_sizes[t] rows of the state (the sequences still running, longest first); the rows past
+// them keep their values, so each sequence ends with the state of its own last step (forward)
+// or starts from h0 at its own last step (reverse). Returns (packed output, h_n, c_n).
+std::tuple<Tensor, Tensor, Tensor> run_direction_packed(const RNNSpec& s, const CellWeights& w, const Tensor& x,
+                                                        const std::vector<int64_t>& batch_sizes, Tensor h, Tensor c,
+                                                        bool reverse) {
+  const int64_t T = static_cast<int64_t>(batch_sizes.size()), N = h.size(0);
+  Tensor xw = input_projection(x, w.w_ih, folded_bias(w.b_ih, w.b_hh, is_gru(s)));
+  std::vector<int64_t> offsets(batch_sizes.size(), 0);
+  for (size_t t = 1; t < batch_sizes.size(); ++t) offsets[t] = offsets[t - 1] + batch_sizes[t - 1];
+  TensorList outputs(static_cast<size_t>(T));
+  auto merge = [N](const Tensor& active, const Tensor& all, int64_t bs) {
+    return bs == N ? active : cat({active, all.narrow(0, bs, N - bs)}, 0);
+  };
+  for (int64_t step = 0; step < T; ++step) {
+    const size_t t = static_cast<size_t>(reverse ? T - 1 - step : step);
+    const int64_t bs = batch_sizes[t];
+    Tensor xw_t = xw.narrow(0, offsets[t], bs);
+    Tensor h_t = h.narrow(0, 0, bs), c_t = c.defined() ? c.narrow(0, 0, bs) : Tensor();
+    switch (s.mode) {
+      case RNNMode::kRNN_TANH: h_t = rnn_step(xw_t, h_t, w.w_hh, false); break;
+      case RNNMode::kRNN_RELU: h_t = rnn_step(xw_t, h_t, w.w_hh, true); break;
+      case RNNMode::kLSTM: std::tie(h_t, c_t) = lstm_step(xw_t, h_t, c_t, w.w_hh, w.w_hr); break;
+      case RNNMode::kGRU: h_t = gru_step(xw_t, h_t, w.w_hh, w.b_hh); break;
+    }
+    outputs[t] = h_t;
+    h = merge(h_t, h, bs);
+    if (c.defined()) c = merge(c_t, c, bs);
+  }
+  return {cat(outputs, 0), h, c};
+}
+
 std::string python_tuple(std::initializer_list<int64_t> v) {
   std::string s = "(";
   for (auto it = v.begin(); it != v.end(); ++it) s += (it == v.begin() ? "" : ", ") + std::to_string(*it);
@@ -348,6 +381,55 @@ std::tuple<Tensor, Tensor, Tensor> rnn_forward(const RNNSpec& s, const std::vect
   return {output, stack(h_n, 0), is_lstm(s) ? stack(c_n, 0) : Tensor()};
 }
 
+std::tuple<utils::rnn::PackedSequence, Tensor, Tensor> rnn_forward_packed(const RNNSpec& s,
+                                                                          const std::vector<Tensor>& weights,
+                                                                          const utils::rnn::PackedSequence& input,
+                                                                          Tensor hx, Tensor cx, bool training) {
+  const int64_t D = s.num_directions(), L = s.num_layers;
+  const Tensor& data = input.data();
+  EMBER_CHECK(data.dim() == 2, "packed input data must have 2 dimensions, got ", data.dim());
+  Tensor sizes = input.batch_sizes().to(kInt64).contiguous();
+  std::vector<int64_t> batch_sizes(sizes.data_ptr<int64_t>(), sizes.data_ptr<int64_t>() + sizes.numel());
+  EMBER_CHECK(!batch_sizes.empty(), "Expected sequence length to be larger than 0 in RNN");
+  const int64_t batch = batch_sizes[0];
+  TensorOptions opts = TensorOptions().dtype(data.dtype()).device(data.device());
+  // States arrive in the caller's batch order; the packed rows are sorted by length.
+  const Tensor& sorted = input.sorted_indices();
+  if (hx.defined() && sorted.defined()) hx = hx.index_select(1, sorted);
+  if (cx.defined() && sorted.defined()) cx = cx.index_select(1, sorted);
+  if (!hx.defined()) hx = ember::zeros({L * D, batch, s.real_hidden_size()}, opts);
+  if (is_lstm(s) && !cx.defined()) cx = ember::zeros({L * D, batch, s.hidden_size}, opts);
+  RNNSpec time_major = s;
+  time_major.batch_first = false;
+  check_forward_args(time_major, weights, data.narrow(0, 0, batch).unsqueeze(0), hx, cx);
+
+  TensorList h0 = SplitViews::apply(hx, int64_t{0}, L * D, false);
+  TensorList c0 = is_lstm(s) ? SplitViews::apply(cx, int64_t{0}, L * D, false) : TensorList(h0.size());
+  TensorList h_n, c_n;
+  Tensor x = data;
+  for (int64_t layer = 0; layer < L; ++layer) {
+    TensorList outputs;
+    for (int64_t direction = 0; direction < D; ++direction) {
+      const size_t idx = static_cast<size_t>(layer * D + direction);
+      auto [out, h, c] = run_direction_packed(s, cell_weights(s, weights, layer, direction), x, batch_sizes, h0[idx],
+                                              c0[idx], direction == 1);
+      outputs.push_back(out);
+      h_n.push_back(h);
+      if (is_lstm(s)) c_n.push_back(c);
+    }
+    x = D == 1 ? outputs[0] : cat(outputs, 1);
+    if (s.dropout > 0 && training && layer + 1 < L) x = ember::dropout(x, s.dropout, true);
+  }
+  Tensor h_out = stack(h_n, 0), c_out = is_lstm(s) ? stack(c_n, 0) : Tensor();
+  const Tensor& unsorted = input.unsorted_indices();
+  if (unsorted.defined()) {
+    h_out = h_out.index_select(1, unsorted);
+    if (c_out.defined()) c_out = c_out.index_select(1, unsorted);
+  }
+  return {utils::rnn::PackedSequence(x, input.batch_sizes(), input.sorted_indices(), input.unsorted_indices()), h_out,
+          c_out};
+}
+
 // ---- cells -----------------------------------------------------------------------------
 
 template <class Derived>
@@ -444,6 +526,12 @@ std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
   return single_state_forward(spec_, "RNN", " tensor instead", flat_weights_, input, std::move(hx), is_training());
 }
 
+std::tuple<utils::rnn::PackedSequence, Tensor> RNNImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, Tensor hx) {
+  auto [output, h_n, unused] = detail::rnn_forward_packed(spec_, flat_weights_, packed_input, hx, {}, is_training());
+  return {output, h_n};
+}
+
 LSTMImpl::LSTMImpl(const LSTMOptions& options_) : options(options_) { reset(); }
 
 detail::RNNSpec LSTMImpl::spec_of(const LSTMOptions& o) {
@@ -472,6 +560,14 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& i
   return {output.squeeze(spec_.batch_first ? 0 : 1), {h_n.squeeze(1), c_n.squeeze(1)}};
 }
 
+std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>> LSTMImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, std::optional<std::tuple<Tensor, Tensor>> hx_opt) {
+  Tensor hx, cx;
+  if (hx_opt) std::tie(hx, cx) = *hx_opt;
+  auto [output, h_n, c_n] = detail::rnn_forward_packed(spec_, flat_weights_, packed_input, hx, cx, is_training());
+  return {output, {h_n, c_n}};
+}
+
 GRUImpl::GRUImpl(const GRUOptions& options_) : options(options_) { reset(); }
 
 detail::RNNSpec GRUImpl::spec_of(const GRUOptions& o) {
@@ -481,6 +577,12 @@ detail::RNNSpec GRUImpl::spec_of(const GRUOptions& o) {
 
 std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
   return single_state_forward(spec_, "GRU", " instead", flat_weights_, input, std::move(hx), is_training());
+}
+
+std::tuple<utils::rnn::PackedSequence, Tensor> GRUImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, Tensor hx) {
+  auto [output, h_n, unused] = detail::rnn_forward_packed(spec_, flat_weights_, packed_input, hx, {}, is_training());
+  return {output, h_n};
 }
 
 // ---- RNNCell / LSTMCell / GRUCell --------------------------------------------------------

@@ -15,7 +15,9 @@
 #include "ember/nn/cloneable.h"
 #include "ember/nn/functional/rnn.h"
 #include "ember/nn/module_holder.h"
+#include "ember/nn/modules/any_module.h"
 #include "ember/nn/options/rnn.h"
+#include "ember/nn/utils/rnn.h"
 
 namespace ember {
 namespace nn {
@@ -59,6 +61,13 @@ void print_rnn(std::ostream& stream, const std::string& name, const RNNSpec& spe
 std::tuple<Tensor, Tensor, Tensor> rnn_forward(const RNNSpec& spec, const std::vector<Tensor>& weights,
                                                const Tensor& input, const Tensor& hx, const Tensor& cx,
                                                bool training);
+/// The same over a PackedSequence: each step runs only on the sequences that have it, and a
+/// sequence's h_n / c_n are its states after its own last step. hx / cx are in the caller's batch
+/// order (permuted to the packed order here and back for h_n / c_n, as PyTorch's permute_hidden).
+std::tuple<utils::rnn::PackedSequence, Tensor, Tensor> rnn_forward_packed(const RNNSpec& spec,
+                                                                          const std::vector<Tensor>& weights,
+                                                                          const utils::rnn::PackedSequence& input,
+                                                                          Tensor hx, Tensor cx, bool training);
 
 /// The layer base: parameter registration in reset() (from Derived's options, through
 /// Derived::spec_of), repr, all_weights().
@@ -122,6 +131,10 @@ class RNNImpl : public detail::RNNImplBase<RNNImpl> {
   explicit RNNImpl(const RNNOptions& options);
   /// (output, h_n): output [T, N, D*H] (batch first if asked), h_n [num_layers*D, N, H].
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(::ember::Tensor())})
+  /// The forward over variable-length sequences (nn::utils::rnn::pack_padded_sequence).
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
 
   RNNOptions options;
 
@@ -139,6 +152,10 @@ class LSTMImpl : public detail::RNNImplBase<LSTMImpl> {
   /// (output, (h_n, c_n)); hx_opt = (h_0, c_0), zeros when absent.
   std::tuple<Tensor, std::tuple<Tensor, Tensor>> forward(const Tensor& input,
                                                          std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(std::optional<std::tuple<Tensor, Tensor>>())})
+  /// The forward over variable-length sequences (nn::utils::rnn::pack_padded_sequence).
+  std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
 
   LSTMOptions options;
 
@@ -155,6 +172,10 @@ class GRUImpl : public detail::RNNImplBase<GRUImpl> {
   explicit GRUImpl(const GRUOptions& options);
   /// (output, h_n).
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(::ember::Tensor())})
+  /// The forward over variable-length sequences (nn::utils::rnn::pack_padded_sequence).
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
 
   GRUOptions options;
 
@@ -170,6 +191,7 @@ class RNNCellImpl : public detail::RNNCellImplBase<RNNCellImpl> {
   RNNCellImpl(int64_t input_size, int64_t hidden_size) : RNNCellImpl(RNNCellOptions(input_size, hidden_size)) {}
   explicit RNNCellImpl(const RNNCellOptions& options);
   Tensor forward(const Tensor& input, Tensor hx = {});
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(::ember::Tensor())})
 
   RNNCellOptions options;
 
@@ -184,6 +206,7 @@ class LSTMCellImpl : public detail::RNNCellImplBase<LSTMCellImpl> {
   LSTMCellImpl(int64_t input_size, int64_t hidden_size) : LSTMCellImpl(LSTMCellOptions(input_size, hidden_size)) {}
   explicit LSTMCellImpl(const LSTMCellOptions& options);
   std::tuple<Tensor, Tensor> forward(const Tensor& input, std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(std::optional<std::tuple<Tensor, Tensor>>())})
 
   LSTMCellOptions options;
 };
@@ -195,6 +218,7 @@ class GRUCellImpl : public detail::RNNCellImplBase<GRUCellImpl> {
   GRUCellImpl(int64_t input_size, int64_t hidden_size) : GRUCellImpl(GRUCellOptions(input_size, hidden_size)) {}
   explicit GRUCellImpl(const GRUCellOptions& options);
   Tensor forward(const Tensor& input, Tensor hx = {});
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(::ember::Tensor())})
 
   GRUCellOptions options;
 };

@@ -11,6 +11,7 @@
 #include "ember/core/tensor.h"
 #include "ember/nn/cloneable.h"
 #include "ember/nn/module_holder.h"
+#include "ember/nn/modules/any_module.h"
 #include "ember/nn/modules/attention.h"
 #include "ember/nn/modules/container.h"
 #include "ember/nn/modules/dropout.h"
@@ -39,6 +40,7 @@ class TransformerEncoderLayerImpl : public Cloneable<TransformerEncoderLayerImpl
   /// added. is_causal: a hint that src_mask is the causal mask (which must be given).
   Tensor forward(const Tensor& src, const Tensor& src_mask = {}, const Tensor& src_key_padding_mask = {},
                  bool is_causal = false);
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(::ember::Tensor())}, {2, ::ember::nn::AnyValue(::ember::Tensor())}, {3, ::ember::nn::AnyValue(false)})
 
   TransformerEncoderLayerOptions options;
   MultiheadAttention self_attn{nullptr};
@@ -73,6 +75,7 @@ class TransformerDecoderLayerImpl : public Cloneable<TransformerDecoderLayerImpl
                  const Tensor& memory_mask = {}, const Tensor& tgt_key_padding_mask = {},
                  const Tensor& memory_key_padding_mask = {}, bool tgt_is_causal = false,
                  bool memory_is_causal = false);
+  FORWARD_HAS_DEFAULT_ARGS({2, ::ember::nn::AnyValue(::ember::Tensor())}, {3, ::ember::nn::AnyValue(::ember::Tensor())}, {4, ::ember::nn::AnyValue(::ember::Tensor())}, {5, ::ember::nn::AnyValue(::ember::Tensor())}, {6, ::ember::nn::AnyValue(false)}, {7, ::ember::nn::AnyValue(false)})
 
   TransformerDecoderLayerOptions options;
   MultiheadAttention self_attn{nullptr};
@@ -109,6 +112,7 @@ class TransformerEncoderImpl : public Cloneable<TransformerEncoderImpl> {
   /// (mask equal to generate_square_subsequent_mask of the sequence length).
   Tensor forward(const Tensor& src, const Tensor& mask = {}, const Tensor& src_key_padding_mask = {},
                  std::optional<bool> is_causal = std::nullopt);
+  FORWARD_HAS_DEFAULT_ARGS({1, ::ember::nn::AnyValue(::ember::Tensor())}, {2, ::ember::nn::AnyValue(::ember::Tensor())}, {3, ::ember::nn::AnyValue(std::optional<bool>())})
 
   TransformerEncoderOptions options;
   ModuleList layers{nullptr};
@@ -131,6 +135,7 @@ class TransformerDecoderImpl : public Cloneable<TransformerDecoderImpl> {
                  const Tensor& memory_mask = {}, const Tensor& tgt_key_padding_mask = {},
                  const Tensor& memory_key_padding_mask = {}, std::optional<bool> tgt_is_causal = std::nullopt,
                  bool memory_is_causal = false);
+  FORWARD_HAS_DEFAULT_ARGS({2, ::ember::nn::AnyValue(::ember::Tensor())}, {3, ::ember::nn::AnyValue(::ember::Tensor())}, {4, ::ember::nn::AnyValue(::ember::Tensor())}, {5, ::ember::nn::AnyValue(::ember::Tensor())}, {6, ::ember::nn::AnyValue(std::optional<bool>())}, {7, ::ember::nn::AnyValue(false)})
 
   TransformerDecoderOptions options;
   ModuleList layers{nullptr};
@@ -156,6 +161,7 @@ class TransformerImpl : public Cloneable<TransformerImpl> {
                  const Tensor& src_key_padding_mask = {}, const Tensor& tgt_key_padding_mask = {},
                  const Tensor& memory_key_padding_mask = {}, std::optional<bool> src_is_causal = std::nullopt,
                  std::optional<bool> tgt_is_causal = std::nullopt, bool memory_is_causal = false);
+  FORWARD_HAS_DEFAULT_ARGS({2, ::ember::nn::AnyValue(::ember::Tensor())}, {3, ::ember::nn::AnyValue(::ember::Tensor())}, {4, ::ember::nn::AnyValue(::ember::Tensor())}, {5, ::ember::nn::AnyValue(::ember::Tensor())}, {6, ::ember::nn::AnyValue(::ember::Tensor())}, {7, ::ember::nn::AnyValue(::ember::Tensor())}, {8, ::ember::nn::AnyValue(std::optional<bool>())}, {9, ::ember::nn::AnyValue(std::optional<bool>())}, {10, ::ember::nn::AnyValue(false)})
   /// (sz, sz) mask for causal attention: -inf above the diagonal, 0 elsewhere (float32 unless
   /// options say otherwise).
   static Tensor generate_square_subsequent_mask(int64_t sz, TensorOptions options = {});

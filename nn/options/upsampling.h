@@ -31,7 +31,8 @@ namespace functional {
 
 struct InterpolateFuncOptions {
   using mode_t =
-      std::variant<enumtype::kNearest, enumtype::kLinear, enumtype::kBilinear, enumtype::kBicubic, enumtype::kTrilinear>;
+      std::variant<enumtype::kNearest, enumtype::kLinear, enumtype::kBilinear, enumtype::kBicubic,
+                   enumtype::kTrilinear, enumtype::kArea, enumtype::kNearestExact>;
   /// The output's spatial size, one value per spatial dim.
   EMBER_ARG(std::optional<std::vector<int64_t>>, size) = std::nullopt;
   /// The multiplier of each spatial size; the output size is floor(input size * scale).

@@ -1,0 +1,5 @@
+// <torch/data/dataloader/base.h> for ember: torch::data::DataLoaderBase.
+// All of ember's API comes with it, as ember has one public header (compat/namespaces.h).
+#pragma once
+
+#include <torch/all.h>
