@@ -41,8 +41,13 @@ struct DCGANGeneratorImpl : torch::nn::Module {
     return x;
   }
 
-  torch::nn::ConvTranspose2d conv1, conv2, conv3, conv4;
-  torch::nn::BatchNorm2d batch_norm1, batch_norm2, batch_norm3;
+  torch::nn::ConvTranspose2d conv1;
+  torch::nn::BatchNorm2d batch_norm1;
+  torch::nn::ConvTranspose2d conv2;
+  torch::nn::BatchNorm2d batch_norm2;
+  torch::nn::ConvTranspose2d conv3;
+  torch::nn::BatchNorm2d batch_norm3;
+  torch::nn::ConvTranspose2d conv4;
 };
 TORCH_MODULE(DCGANGenerator);
 

@@ -64,8 +64,10 @@ struct BasicBlockImpl : torch::nn::Module {
     auto identity = downsample ? downsample->forward(x) : x;
     return torch::relu(out + identity);
   }
-  torch::nn::Conv2d conv1, conv2;
-  torch::nn::BatchNorm2d bn1, bn2;
+  torch::nn::Conv2d conv1;
+  torch::nn::BatchNorm2d bn1;
+  torch::nn::Conv2d conv2;
+  torch::nn::BatchNorm2d bn2;
   torch::nn::Sequential downsample{nullptr};
 };
 TORCH_MODULE(BasicBlock);
