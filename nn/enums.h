@@ -33,6 +33,8 @@ EMBER_ENUM_TYPE(kBilinear, "bilinear")
 EMBER_ENUM_TYPE(kBicubic, "bicubic")
 EMBER_ENUM_TYPE(kTrilinear, "trilinear")
 EMBER_ENUM_TYPE(kArea, "area")
+EMBER_ENUM_TYPE(kBorder, "border")
+EMBER_ENUM_TYPE(kReflection, "reflection")
 EMBER_ENUM_TYPE(kNearestExact, "nearest-exact")
 EMBER_ENUM_TYPE(kFanIn, "fan_in")
 EMBER_ENUM_TYPE(kFanOut, "fan_out")
@@ -70,6 +72,8 @@ inline constexpr enumtype::kBilinear kBilinear{};
 inline constexpr enumtype::kBicubic kBicubic{};
 inline constexpr enumtype::kTrilinear kTrilinear{};
 inline constexpr enumtype::kArea kArea{};
+inline constexpr enumtype::kBorder kBorder{};
+inline constexpr enumtype::kReflection kReflection{};
 inline constexpr enumtype::kNearestExact kNearestExact{};
 inline constexpr enumtype::kFanIn kFanIn{};
 inline constexpr enumtype::kFanOut kFanOut{};

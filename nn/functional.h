@@ -19,3 +19,4 @@
 #include "ember/nn/functional/pooling.h"
 #include "ember/nn/functional/softmax.h"
 #include "ember/nn/functional/upsampling.h"
+#include "ember/nn/functional/vision.h"

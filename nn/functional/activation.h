@@ -4,6 +4,8 @@
 #pragma once
 
 #include "ember/core/ops/activation.h"
+#include "ember/core/ops/creation.h"
+#include "ember/core/ops/random.h"
 #include "ember/core/ops/unary.h"
 #include "ember/core/tensor.h"
 #include "ember/nn/options/activation.h"
@@ -119,6 +121,18 @@ inline Tensor mish(const Tensor& input) { return ember::mish(input); }
 inline Tensor softsign(const Tensor& input) { return input / (input.abs() + 1); }
 /// x - tanh(x).
 inline Tensor tanhshrink(const Tensor& input) { return input - input.tanh(); }
+
+/// softmax((logits + g) / tau) with g Gumbel(0, 1) noise drawn from ember's generator; hard: the
+/// one-hot of its argmax forward, the soft sample's gradient backward (straight-through).
+inline Tensor gumbel_softmax(const Tensor& logits, const GumbelSoftmaxFuncOptions& options = {}) {
+  // -log(1 - U) is Exp(1) for U uniform in [0, 1); -log of that is Gumbel(0, 1).
+  Tensor exponential = (1 - ::ember::rand_like(logits)).log().neg();
+  Tensor y_soft = ((logits - exponential.log()) / options.tau()).softmax(options.dim());
+  if (!options.hard()) return y_soft;
+  Tensor index = y_soft.argmax(options.dim(), /*keepdim=*/true);
+  Tensor y_hard = ::ember::zeros_like(logits).scatter(options.dim(), index, 1.0);
+  return y_hard - y_soft.detach() + y_soft;
+}
 
 }  // namespace functional
 }  // namespace nn

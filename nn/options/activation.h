@@ -125,6 +125,14 @@ struct RReLUFuncOptions {
   EMBER_ARG(bool, training) = false;
   EMBER_ARG(bool, inplace) = false;
 };
+
+/// gumbel_softmax(logits): temperature tau, hard (one-hot forward, soft gradient), dim.
+struct GumbelSoftmaxFuncOptions {
+  EMBER_ARG(double, tau) = 1.0;
+  EMBER_ARG(bool, hard) = false;
+  EMBER_ARG(int, dim) = -1;
+};
+
 }  // namespace functional
 
 }  // namespace nn
