@@ -63,6 +63,27 @@ static size_t checked_position(size_t index, size_t pass_size, const char* sampl
   return index;
 }
 
+/// A seeded sampler's pass in an archive: its position, its order, the seed and the epoch the
+/// next reset() draws (so the passes after a restored one are the saved sampler's too).
+struct SeededPass {
+  size_t index;
+  std::vector<size_t> order;
+  uint64_t seed, epoch;
+};
+
+static void write_pass(serialize::OutputArchive& archive, const SeededPass& pass) {
+  write_count(archive, "index", pass.index);
+  write_indices(archive, "indices", pass.order);
+  write_count(archive, "seed", pass.seed);
+  write_count(archive, "epoch", pass.epoch);
+}
+
+static SeededPass read_pass(serialize::InputArchive& archive, const char* sampler) {
+  SeededPass pass{0, read_indices(archive, "indices"), read_count(archive, "seed"), read_count(archive, "epoch")};
+  pass.index = checked_position(read_count(archive, "index"), pass.order.size(), sampler);
+  return pass;
+}
+
 uint64_t seed_or_default(std::optional<uint64_t> seed) {
   return seed ? *seed : ember::data::detail::seed_from_default_generator();
 }
@@ -139,18 +160,16 @@ std::optional<std::vector<size_t>> RandomSampler::next(size_t batch_size) {
 
 // seed and epoch too, so the passes after the restored one are the saved sampler's.
 void RandomSampler::save(serialize::OutputArchive& archive) const {
-  detail::write_count(archive, "index", index_);
-  detail::write_indices(archive, "indices", perm_);
-  detail::write_count(archive, "seed", seed_);
-  detail::write_count(archive, "epoch", next_epoch_);
+  detail::write_pass(archive, {index_, perm_, seed_, next_epoch_});
 }
 
 void RandomSampler::load(serialize::InputArchive& archive) {
-  perm_ = detail::read_indices(archive, "indices");
+  detail::SeededPass pass = detail::read_pass(archive, "RandomSampler");
+  perm_ = std::move(pass.order);
   size_ = perm_.size();
-  index_ = detail::checked_position(detail::read_count(archive, "index"), size_, "RandomSampler");
-  seed_ = detail::read_count(archive, "seed");
-  next_epoch_ = detail::read_count(archive, "epoch");
+  index_ = pass.index;
+  seed_ = pass.seed;
+  next_epoch_ = pass.epoch;
 }
 
 SubsetRandomSampler::SubsetRandomSampler(std::vector<size_t> indices, std::optional<uint64_t> seed)
@@ -171,22 +190,19 @@ std::optional<std::vector<size_t>> SubsetRandomSampler::next(size_t batch_size) 
 }
 
 void SubsetRandomSampler::save(serialize::OutputArchive& archive) const {
-  detail::write_count(archive, "index", index_);
-  detail::write_indices(archive, "indices", order_);
-  detail::write_count(archive, "seed", seed_);
-  detail::write_count(archive, "epoch", next_epoch_);
+  detail::write_pass(archive, {index_, order_, seed_, next_epoch_});
 }
 
 void SubsetRandomSampler::load(serialize::InputArchive& archive) {
-  std::vector<size_t> order = detail::read_indices(archive, "indices");
-  std::vector<size_t> a = order, b = indices_;
+  detail::SeededPass pass = detail::read_pass(archive, "SubsetRandomSampler");
+  std::vector<size_t> a = pass.order, b = indices_;
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   EMBER_CHECK(a == b, "SubsetRandomSampler: the archive holds a different subset");
-  order_ = std::move(order);
-  index_ = detail::checked_position(detail::read_count(archive, "index"), order_.size(), "SubsetRandomSampler");
-  seed_ = detail::read_count(archive, "seed");
-  next_epoch_ = detail::read_count(archive, "epoch");
+  order_ = std::move(pass.order);
+  index_ = pass.index;
+  seed_ = pass.seed;
+  next_epoch_ = pass.epoch;
 }
 
 // ---- WeightedRandomSampler --------------------------------------------------------------
@@ -272,22 +288,19 @@ std::optional<std::vector<size_t>> WeightedRandomSampler::next(size_t batch_size
 }
 
 void WeightedRandomSampler::save(serialize::OutputArchive& archive) const {
-  detail::write_count(archive, "index", index_);
-  detail::write_indices(archive, "indices", drawn_);
-  detail::write_count(archive, "seed", seed_);
-  detail::write_count(archive, "epoch", next_epoch_);
+  detail::write_pass(archive, {index_, drawn_, seed_, next_epoch_});
 }
 
 void WeightedRandomSampler::load(serialize::InputArchive& archive) {
-  std::vector<size_t> drawn = detail::read_indices(archive, "indices");
-  EMBER_CHECK(drawn.size() == num_samples_, "WeightedRandomSampler: the archive holds ", drawn.size(),
+  detail::SeededPass pass = detail::read_pass(archive, "WeightedRandomSampler");
+  EMBER_CHECK(pass.order.size() == num_samples_, "WeightedRandomSampler: the archive holds ", pass.order.size(),
               " draws, this sampler makes ", num_samples_);
-  for (size_t i : drawn)
+  for (size_t i : pass.order)
     EMBER_CHECK(i < weights_.size(), "WeightedRandomSampler: the archive's index ", i, " is out of range");
-  drawn_ = std::move(drawn);
-  index_ = detail::checked_position(detail::read_count(archive, "index"), drawn_.size(), "WeightedRandomSampler");
-  seed_ = detail::read_count(archive, "seed");
-  next_epoch_ = detail::read_count(archive, "epoch");
+  drawn_ = std::move(pass.order);
+  index_ = pass.index;
+  seed_ = pass.seed;
+  next_epoch_ = pass.epoch;
 }
 
 // ---- BatchSampler -----------------------------------------------------------------------
