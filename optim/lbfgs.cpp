@@ -60,11 +60,16 @@ void append_list(std::vector<std::pair<std::string, Tensor>>& out, const std::st
   for (size_t k = 0; k < list.size(); ++k) out.emplace_back(name + "." + std::to_string(k), list[k]);
 }
 
-/// Puts `value` at position k of `list` ("old_dirs.<k>" entries arrive in order).
-void set_list_entry(std::deque<Tensor>& list, const std::string& index, const Tensor& value) {
+/// Puts `value` at position k of `list`: "old_dirs.<k>" entries arrive in the order state_dict
+/// wrote them, so k is at most the list's length (a damaged dict cannot make a huge list).
+void set_list_entry(std::deque<Tensor>& list, const std::string& index, const Tensor& value,
+                    const std::string& name) {
+  EMBER_CHECK(index.size() <= 9, "LBFGS state entry '", name, "' has an index out of range");
   size_t k = std::stoul(index);
-  if (list.size() <= k) list.resize(k + 1);
-  list[k] = value;
+  EMBER_CHECK(k <= list.size(), "LBFGS state entry '", name, "' arrives before the ", k,
+              " entries it follows");
+  if (k == list.size()) list.push_back(value);
+  else list[k] = value;
 }
 }  // namespace
 
@@ -108,14 +113,14 @@ void LBFGSParamState::set_named_tensor(const std::string& name, const Tensor& va
   else if (name == "prev_flat_grad")
     prev_flat_grad(value);
   else if (listed && head == "old_dirs")
-    set_list_entry(old_dirs_, name.substr(dot + 1), value);
+    set_list_entry(old_dirs_, name.substr(dot + 1), value, name);
   else if (listed && head == "old_stps")
-    set_list_entry(old_stps_, name.substr(dot + 1), value);
+    set_list_entry(old_stps_, name.substr(dot + 1), value, name);
   else if (listed && head == "ro")
-    set_list_entry(ro_, name.substr(dot + 1), value);
+    set_list_entry(ro_, name.substr(dot + 1), value, name);
   else if (listed && head == "al") {
     std::deque<Tensor> list = al() ? std::deque<Tensor>(al()->begin(), al()->end()) : std::deque<Tensor>();
-    set_list_entry(list, name.substr(dot + 1), value);
+    set_list_entry(list, name.substr(dot + 1), value, name);
     al(std::vector<Tensor>(list.begin(), list.end()));
   } else {
     EMBER_CHECK(false, "LBFGS state has no entry named '", name, "'");

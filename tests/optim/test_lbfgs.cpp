@@ -140,6 +140,16 @@ TEST_CASE("LBFGS stepping on after a state-dict round trip matches uninterrupted
     return flat(p);
   };
   CHECK(run(true) == run(false));
+
+  // A damaged dict cannot grow the history at will.
+  Problem p = make_problem();
+  LBFGS opt(std::vector<Tensor>{p.a, p.b});
+  auto dict = opt.state_dict();
+  dict.insert("state.0.old_dirs.5", zeros({6}, kDouble));
+  check_error([&] { opt.load_state_dict(dict); }, "LBFGS state entry 'old_dirs.5' arrives before the 5 entries");
+  dict = opt.state_dict();
+  dict.insert("state.0.ro.123456789012345", zeros({}, kDouble));
+  check_error([&] { opt.load_state_dict(dict); }, "LBFGS state entry 'ro.123456789012345' has an index out of range");
 }
 
 TEST_CASE("LBFGS state round-trips through an archive file") {
