@@ -103,6 +103,34 @@ def state_dict_seeds():
     write("fuzz_state_dict", "finding_huge_num_batches_tracked", b"\x00" + safetensors(huge_count))
 
 
+def archive_seeds():
+    # Archives as ember's samplers and LBFGS write them (core/archive.h: 0-dim int64 counts,
+    # 1-d int64 orders, the optimizer's flat state dict).
+    def count(k, v):
+        return (k, "I64", [], i64(v))
+
+    def order(k, *v):
+        return (k, "I64", [len(v)], i64(*v))
+
+    write("fuzz_archive", "sequential", safetensors([count("index", 4), count("size", 10)]))
+    write("fuzz_archive", "random", safetensors([count("index", 3), order("indices", 3, 1, 4, 0, 5, 9, 2, 6, 8, 7),
+                                                 count("seed", 7), count("epoch", 2)]))
+    write("fuzz_archive", "batch", safetensors([count("sampler.index", 4), count("sampler.size", 10)]))
+    write("fuzz_archive", "stream", safetensors([count("examples_retrieved_so_far", 4), count("epoch_size", 10)]))
+    write("fuzz_archive", "distributed_random", safetensors([count("sample_index_", 8), count("epoch_", 3)]))
+    write("fuzz_archive", "distributed", safetensors([count("index", 1), order("indices", 1, 3, 5, 7, 9),
+                                                      count("epoch", 1)]))
+    opts = [("param_groups.0." + k, "F64", [], f64(v)) for k, v in
+            [("lr", 0.5), ("max_iter", 3), ("max_eval", 3), ("tolerance_grad", 1e-7), ("tolerance_change", 1e-9),
+             ("history_size", 2), ("line_search_fn", 0)]]
+    state = [count("state.0.func_evals", 3), count("state.0.n_iter", 2), ("state.0.t", "F64", [], f64(0.5)),
+             ("state.0.prev_loss", "F64", [], f64(1.5)), ("state.0.d", "F32", [3], f32(-1, -1, -1)),
+             ("state.0.H_diag", "F32", [], f32(0.5)), ("state.0.prev_flat_grad", "F32", [3], f32(2, 2, 2)),
+             ("state.0.old_dirs.0", "F32", [3], f32(1, 1, 1)), ("state.0.old_stps.0", "F32", [3], f32(0.5, 0.5, 0.5)),
+             ("state.0.ro.0", "F32", [], f32(0.6))]
+    write("fuzz_archive", "lbfgs", safetensors(state + opts + [order("param_groups.0.params", 0)]))
+
+
 def ops_seeds():
     rnd = random.Random(7)
     for i in range(6):
@@ -113,4 +141,5 @@ if __name__ == "__main__":
     safetensors_seeds()
     idx_seeds()
     state_dict_seeds()
+    archive_seeds()
     ops_seeds()

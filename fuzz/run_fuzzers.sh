@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:?usage: fuzz/run_fuzzers.sh SECONDS [target...]}
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_safetensors fuzz_idx fuzz_state_dict fuzz_ops)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_safetensors fuzz_idx fuzz_state_dict fuzz_ops fuzz_archive)
 build=${EMBER_FUZZ_BUILD:-build-fuzz}
 out=${FUZZ_OUT:-$build/fuzz-out}
 

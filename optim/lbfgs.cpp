@@ -29,19 +29,28 @@ std::vector<std::pair<std::string, double>> LBFGSOptions::named_values() const {
           {"line_search_fn", line_search_fn() ? 1.0 : 0.0}};
 }
 
+namespace {
+/// A loaded integer option (stored as a double in the state dict), checked before converting.
+int64_t integral_option(const std::string& name, double v, double min) {
+  EMBER_CHECK(std::isfinite(v) && v == std::floor(v) && v >= min && v <= 9007199254740992.0, "LBFGS option '",
+              name, "' must be an integer of at least ", min, ", got ", v);
+  return static_cast<int64_t>(v);
+}
+}  // namespace
+
 void LBFGSOptions::set_named_value(const std::string& name, double v) {
   if (name == "lr")
     lr(v);
   else if (name == "max_iter")
-    max_iter(static_cast<int64_t>(v));
+    max_iter(integral_option(name, v, 0));
   else if (name == "max_eval")
-    max_eval(v < 0 ? std::nullopt : std::optional<int64_t>(static_cast<int64_t>(v)));
+    max_eval(v < 0 ? std::nullopt : std::optional<int64_t>(integral_option(name, v, 0)));
   else if (name == "tolerance_grad")
     tolerance_grad(v);
   else if (name == "tolerance_change")
     tolerance_change(v);
   else if (name == "history_size")
-    history_size(static_cast<int64_t>(v));
+    history_size(integral_option(name, v, 1));
   else if (name == "line_search_fn")
     line_search_fn(v != 0 ? std::optional<std::string>("strong_wolfe") : std::nullopt);
   else
@@ -335,6 +344,7 @@ Tensor LBFGS::step(LossClosure closure) {
   const auto& line_search_fn = group.line_search_fn();
   EMBER_CHECK(!line_search_fn || *line_search_fn == "strong_wolfe", "only 'strong_wolfe' is supported");
   EMBER_CHECK(!params().empty(), "LBFGS: the optimizer has no parameters");
+  EMBER_CHECK(group.history_size() >= 1, "LBFGS: history_size must be positive, got ", group.history_size());
 
   // The state lives on the first parameter (PyTorch's self.state[self._params[0]]).
   auto& slot = state_[params()[0].unsafeGetTensorImpl()];
