@@ -103,6 +103,9 @@ std::vector<std::pair<std::string, Tensor>> LBFGSParamState::named_tensors() con
 }
 
 void LBFGSParamState::set_named_tensor(const std::string& name, const Tensor& value) {
+  if (name != "func_evals" && name != "n_iter")
+    EMBER_CHECK(value.defined() && value.is_floating_point(), "LBFGS state entry '", name,
+                "' must be a floating-point tensor");
   size_t dot = name.find('.');
   std::string head = name.substr(0, dot);
   bool listed = dot != std::string::npos && dot + 1 < name.size() &&
@@ -367,6 +370,16 @@ Tensor LBFGS::step(LossClosure closure) {
   Tensor H_diag = state.H_diag();
   Tensor prev_flat_grad = state.prev_flat_grad();
   double prev_loss = state.prev_loss();
+
+  // A loaded state must be one a step could have left (Optimizer::load accepts any tensors).
+  EMBER_CHECK(old_dirs.size() == old_stps.size() && old_dirs.size() == ro.size() && old_dirs.size() <= history_size,
+              "LBFGS: the state's histories do not fit together (old_dirs ", old_dirs.size(), ", old_stps ",
+              old_stps.size(), ", ro ", ro.size(), ", history_size ", history_size, ")");
+  EMBER_CHECK(state.n_iter() >= 0 && state.func_evals() >= 0, "LBFGS: the state's counters are negative (n_iter ",
+              state.n_iter(), ", func_evals ", state.func_evals(), ")");
+  if (state.n_iter() > 0)
+    EMBER_CHECK(d.defined() && H_diag.defined() && prev_flat_grad.defined(), "LBFGS: the state lacks d, H_diag or "
+                "prev_flat_grad after ", state.n_iter(), " iterations");
 
   int64_t n_iter = 0;
   while (n_iter < max_iter) {

@@ -5,6 +5,9 @@
 #pragma once
 
 #include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "ember/core/cpu/loops.h"
@@ -61,8 +64,20 @@ inline Tensor inplace_operand(const Tensor& self, const Scalar& other) {
   return wrap_scalar(other, self.dtype(), self.device());
 }
 
+/// A double as int64 without undefined behaviour: NaN is 0, values past int64's range saturate.
+/// (Only integral kernels read the integer; a float op's huge or infinite scalar must not make
+/// the conversion itself undefined.)
+inline int64_t saturating_long(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
+  if (v <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
+
 /// The scalar parameter of a formula (binary_math.h) from the op's Scalar.
-inline ScalarParam param(const Scalar& s) { return {s.toDouble(), s.toLong()}; }
+inline ScalarParam param(const Scalar& s) {
+  return {s.toDouble(), s.isFloatingPoint() ? saturating_long(s.toDouble()) : s.toLong()};
+}
 
 // The CPU loops of the functors of binary_math.h, compare_math.h and ternary_math.h: the same
 // functor the CUDA kernels run (cuda/binary.h), over the dtypes of its domain, computed in

@@ -110,9 +110,15 @@ void SequentialSampler::save(serialize::OutputArchive& archive) const {
   detail::write_count(archive, "size", size_);
 }
 
+// A sampler loads only the state of a sampler over the same dataset: indices past its own size
+// would reach a dataset that does not have them. A sampler over 0 examples (made only to be
+// loaded, as libtorch users make ChunkDataset's chunk samplers) takes the archive's size.
 void SequentialSampler::load(serialize::InputArchive& archive) {
-  size_ = detail::read_count(archive, "size");
-  index_ = detail::checked_position(detail::read_count(archive, "index"), size_, "SequentialSampler");
+  const uint64_t size = detail::read_count(archive, "size");
+  EMBER_CHECK(size_ == 0 || size == size_, "SequentialSampler: the archive is of a sampler over ", size,
+              " examples, this one is over ", size_);
+  index_ = detail::checked_position(detail::read_count(archive, "index"), size, "SequentialSampler");
+  size_ = size;
 }
 
 // ---- StreamSampler --------------------------------------------------------------------
@@ -165,8 +171,13 @@ void RandomSampler::save(serialize::OutputArchive& archive) const {
 
 void RandomSampler::load(serialize::InputArchive& archive) {
   detail::SeededPass pass = detail::read_pass(archive, "RandomSampler");
+  EMBER_CHECK(size_ == 0 || pass.order.size() == size_, "RandomSampler: the archive is of a sampler over ",
+              pass.order.size(), " examples, this one is over ", size_);
+  for (size_t i : pass.order)
+    EMBER_CHECK(i < pass.order.size(), "RandomSampler: the archive's index ", i, " is out of range for ",
+                pass.order.size(), " examples");
+  size_ = pass.order.size();
   perm_ = std::move(pass.order);
-  size_ = perm_.size();
   index_ = pass.index;
   seed_ = pass.seed;
   next_epoch_ = pass.epoch;
