@@ -280,6 +280,7 @@ class ChunkDataset final
         if (!next || next->empty()) break;
         chunk_idx = std::move(*next);
       }
+      std::exception_ptr error;
       try {
         UnwrappedBatchType data = chunk_reader_.read_chunk(chunk_idx[0]);
         for (size_t i = 1; i < chunk_idx.size(); ++i) {
@@ -289,8 +290,12 @@ class ChunkDataset final
         if (preprocessing_policy_) preprocessing_policy_(data);
         if (!data.empty()) buffer.add_chunk_data(std::move(data));
       } catch (...) {
-        buffer.add_chunk_data(std::current_exception());
+        error = std::current_exception();
       }
+      // Queued only once the handler has ended, so this thread keeps no reference to the
+      // exception: the consumer that rethrows it releases it last. (libstdc++'s reference count
+      // is invisible to ThreadSanitizer; a last release here would read as a race on its message.)
+      if (error) buffer.add_chunk_data(std::move(error));
     }
     if (--running_preloaders_ == 0) buffer.finish();
   }
